@@ -1,0 +1,44 @@
+# Two commands do all the set-up: `make lab` for students, `make test` for maintainers and CI.
+# Both create .venv on first use and reinstall only when pyproject.toml or constraints.txt change.
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(abspath $(VENV))/bin
+STAMP  := $(VENV)/.installed
+PORT   ?= 8888
+# nbgrader shells out to alembic, and the course script must resolve: the venv's bin goes first.
+export PATH := $(BIN):$(PATH)
+
+.PHONY: lab test release notebooks grade-demo system-deps benchmarks clean
+
+$(STAMP): pyproject.toml constraints.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip==$$(sed -n 's/^pip==//p' constraints.txt)
+	$(BIN)/python -m pip install --quiet --no-build-isolation -c constraints.txt -e '.[test]'
+	@touch $(STAMP)
+
+release: $(STAMP)
+	$(BIN)/course release
+
+lab: release
+	@echo "Starting JupyterLab on the student release in course/release (Ctrl-C stops it)."
+	$(BIN)/jupyter lab --no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
+	    --ServerApp.root_dir=$(abspath course/release) $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+
+system-deps:
+	@bash .ci/system-deps
+
+test: $(STAMP) system-deps
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+notebooks: $(STAMP)
+	$(BIN)/python -m graders.authoring
+
+grade-demo: $(STAMP)
+	$(BIN)/python -m graders.demo
+
+benchmarks: $(STAMP)
+	$(BIN)/python benchmarks/notebooks.py
+	$(BIN)/python benchmarks/instruments.py
+
+clean:
+	rm -rf $(VENV) course

@@ -1,0 +1,49 @@
+"""Median update time of every instrument at its default settings: model, draw, PNG.
+
+    python benchmarks/instruments.py [--repeat N]
+
+An update is what happens when a control changes: the model recomputes and the figure is
+redrawn (model + draw, the budget's ≤ 50 ms), then rasterised to PNG for the widget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import statistics
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+# (label, module, keyword arguments for its explore())
+INSTRUMENTS = [
+]
+
+
+def measure(explorer, repeat: int) -> dict[str, float]:
+    rows = {"model": [], "draw": [], "png": []}
+    import time
+    for _ in range(repeat):
+        explorer.compute()
+        start = time.perf_counter()
+        explorer.render_png()
+        rows["png"].append(time.perf_counter() - start)
+        rows["model"].append(explorer.timings["model"])
+        rows["draw"].append(explorer.timings["draw"])
+    return {k: statistics.median(v) * 1000 for k, v in rows.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=30)
+    args = parser.parse_args()
+    print(f"{'instrument':<28} {'model ms':>9} {'draw ms':>9} {'model+draw':>11} {'png ms':>8}")
+    for label, module, kwargs in INSTRUMENTS:
+        explorer = importlib.import_module(module).explore(**kwargs)
+        m = measure(explorer, args.repeat)
+        print(f"{label:<28} {m['model']:>9.2f} {m['draw']:>9.2f} {m['model'] + m['draw']:>11.2f} {m['png']:>8.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The grading harness around nbgrader: course layout, parallel autograde, sandbox, feedback."""

@@ -1,0 +1,144 @@
+"""Build the source notebooks from percent-format scripts.
+
+Notebooks are written as plain Python in ``notebooks/src/<stem>.py`` so that they diff and
+review like code, and built into ``notebooks/<stem>.ipynb`` with nbgrader's markup. A cell
+starts at a line beginning with ``# %%``:
+
+    # %% [markdown]              markdown; each line's leading "# " is dropped
+    # %%                         ordinary code
+    # %% solution ID             nbgrader solution cell (grade_id ID)
+    # %% test ID points=N        nbgrader autograded test cell worth N points (locked)
+
+``python -m graders.authoring`` rebuilds every notebook; ``--check`` exits 1 when a
+committed notebook differs from its source (the lint test runs the same comparison).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parent.parent
+SOURCES = REPO / "notebooks" / "src"
+NOTEBOOKS = REPO / "notebooks"
+
+_HEADER = re.compile(r"^# %%(?P<rest>.*)$")
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+
+def parse_header(rest: str) -> dict:
+    """Turn the text after ``# %%`` into the cell's kind, grade_id and points."""
+    words = rest.split()
+    if not words:
+        return {"kind": "code"}
+    if words[0] == "[markdown]":
+        return {"kind": "markdown"}
+    if words[0] in ("solution", "test"):
+        if len(words) < 2:
+            raise ValueError(f"'# %% {words[0]}' needs a grade_id")
+        header = {"kind": words[0], "grade_id": words[1]}
+        for word in words[2:]:
+            key, _, value = word.partition("=")
+            if key != "points" or not value:
+                raise ValueError(f"unknown option {word!r} in '# %%{rest}'")
+            header["points"] = float(value) if "." in value else int(value)
+        if words[0] == "test" and "points" not in header:
+            raise ValueError(f"test cell {words[1]} needs points=N")
+        return header
+    raise ValueError(f"unknown cell header '# %%{rest}'")
+
+
+def split_cells(text: str) -> list[tuple[dict, list[str]]]:
+    cells: list[tuple[dict, list[str]]] = []
+    for line in text.splitlines():
+        match = _HEADER.match(line)
+        if match:
+            cells.append((parse_header(match["rest"]), []))
+        elif cells:
+            cells[-1][1].append(line)
+        elif line.strip():
+            raise ValueError("text before the first '# %%' header")
+    return cells
+
+
+def _markdown_source(lines: list[str]) -> str:
+    out = []
+    for line in lines:
+        if line.startswith("# "):
+            out.append(line[2:])
+        elif line.strip() in ("#", ""):
+            out.append("")
+        else:
+            raise ValueError(f"markdown line does not start with '# ': {line!r}")
+    return "\n".join(out).strip("\n")
+
+
+def _nbgrader_metadata(header: dict) -> dict:
+    solution = header["kind"] == "solution"
+    meta = {
+        "grade": not solution,
+        "grade_id": header["grade_id"],
+        "locked": not solution,
+        "schema_version": 3,
+        "solution": solution,
+        "task": False,
+    }
+    if not solution:
+        meta["points"] = header["points"]
+    return meta
+
+
+def _cell_id(stem: str, index: int, header: dict) -> str:
+    if "grade_id" in header:
+        return header["grade_id"][:64]
+    return hashlib.sha1(f"{stem}:{index}".encode()).hexdigest()[:12]
+
+
+def build(source: Path) -> nbformat.NotebookNode:
+    stem = source.stem
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    for index, (header, lines) in enumerate(split_cells(source.read_text())):
+        if header["kind"] == "markdown":
+            cell = nbformat.v4.new_markdown_cell(_markdown_source(lines))
+        else:
+            cell = nbformat.v4.new_code_cell("\n".join(lines).strip("\n"))
+            if "grade_id" in header:
+                cell.metadata["nbgrader"] = _nbgrader_metadata(header)
+        cell.id = _cell_id(stem, index, header)
+        nb.cells.append(cell)
+    nbformat.validate(nb)
+    return nb
+
+
+def render(source: Path) -> str:
+    return nbformat.writes(build(source)) + "\n"
+
+
+def target_of(source: Path) -> Path:
+    return NOTEBOOKS / f"{source.stem}.ipynb"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    check = "--check" in argv
+    stale = []
+    for source in sorted(SOURCES.glob("*.py")):
+        text, target = render(source), target_of(source)
+        if check:
+            if not target.exists() or target.read_text() != text:
+                stale.append(target.name)
+        else:
+            target.write_text(text)
+    if stale:
+        print("out of date with notebooks/src (run `make notebooks`):", ", ".join(stale))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""Build submissions from a release: reference answers, blanks, and known variants.
+
+Each notebook may have ``notebooks/variants/<stem>.py`` defining
+
+    WRONG = {solution_grade_id: [(code, misconception_phrase), ...]}
+    ALTERNATIVE = {solution_grade_id: code}
+
+``code`` replaces the whole solution cell. A wrong answer must lose exactly the points of
+its exercise and its test output must contain ``misconception_phrase``; an alternative
+(another correct way to write it) must keep full marks. The round-trip tests and
+``make grade-demo`` both build their submissions here.
+"""
+
+from __future__ import annotations
+
+import copy
+import runpy
+from pathlib import Path
+
+import nbformat
+
+from .coursedir import NOTEBOOKS
+
+VARIANTS = NOTEBOOKS / "variants"
+
+
+def _nbgrader(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def solution_cells(nb) -> dict[str, str]:
+    """grade_id -> source of every solution cell."""
+    return {_nbgrader(c)["grade_id"]: c.source for c in nb.cells if _nbgrader(c).get("solution")}
+
+
+def test_cells(nb) -> dict[str, float]:
+    """grade_id -> points of every autograded test cell."""
+    return {_nbgrader(c)["grade_id"]: _nbgrader(c)["points"]
+            for c in nb.cells if _nbgrader(c).get("grade") and c.cell_type == "code"}
+
+
+def tests_of(nb) -> dict[str, list[str]]:
+    """solution grade_id -> the test cells that follow it (up to the next solution)."""
+    pairs: dict[str, list[str]] = {}
+    current = None
+    for cell in nb.cells:
+        meta = _nbgrader(cell)
+        if meta.get("solution"):
+            current = meta["grade_id"]
+            pairs[current] = []
+        elif meta.get("grade") and current is not None:
+            pairs[current].append(meta["grade_id"])
+    return pairs
+
+
+def fill(release_nb, answers: dict[str, str]):
+    """A copy of ``release_nb`` with the given solution cells replaced by ``answers``."""
+    nb = copy.deepcopy(release_nb)
+    unknown = set(answers) - set(solution_cells(nb))
+    if unknown:
+        raise KeyError(f"no solution cell with grade_id {sorted(unknown)}")
+    for cell in nb.cells:
+        grade_id = _nbgrader(cell).get("grade_id")
+        if _nbgrader(cell).get("solution") and grade_id in answers:
+            cell.source = answers[grade_id]
+    return nb
+
+
+def load_variants(stem: str) -> tuple[dict, dict]:
+    path = VARIANTS / f"{stem}.py"
+    if not path.exists():
+        return {}, {}
+    namespace = runpy.run_path(str(path))
+    return namespace.get("WRONG", {}), namespace.get("ALTERNATIVE", {})
+
+
+def reference(source_nb, release_nb):
+    """The release with every solution cell holding the instructor's answer."""
+    return fill(release_nb, solution_cells(source_nb))
+
+
+def wrong_rounds(stem: str, source_nb, release_nb) -> list[tuple[object, dict[str, str]]]:
+    """Submissions in which every exercise with a k-th wrong variant uses it.
+
+    Returns (notebook, {solution_grade_id: misconception_phrase}) per round; exercises
+    without a k-th variant keep the reference answer.
+    """
+    wrong, _ = load_variants(stem)
+    rounds = []
+    for k in range(max((len(v) for v in wrong.values()), default=0)):
+        answers = dict(solution_cells(source_nb))
+        phrases = {}
+        for grade_id, variants in wrong.items():
+            if k < len(variants):
+                answers[grade_id], phrases[grade_id] = variants[k]
+        rounds.append((fill(release_nb, answers), phrases))
+    return rounds
+
+
+def alternative(stem: str, source_nb, release_nb):
+    _, alternatives = load_variants(stem)
+    return fill(release_nb, {**solution_cells(source_nb), **alternatives})
+
+
+def read(path: Path):
+    return nbformat.read(str(path), as_version=4)

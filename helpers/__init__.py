@@ -1,0 +1,1 @@
+"""What the course's notebooks import: instruments (model -> draw -> explore) and checks."""

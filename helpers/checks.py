@@ -1,0 +1,166 @@
+"""Assertions for exercise test cells whose messages name the misconception.
+
+A failed check raises ``CheckFailed`` (an AssertionError) with one short paragraph a
+student can act on: what was expected, what was found, and the likely reason. Checks
+never print to stderr, because nbgrader scores a test cell that writes to stderr as 0.
+
+``expect_error`` is not a check: it is how a notebook reproduces a mistake live without
+stopping "Run All".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Mapping, Sequence
+
+import torch
+
+
+class CheckFailed(AssertionError):
+    """An exercise check failed; the message says why."""
+
+
+def _fail(message: str) -> None:
+    raise CheckFailed(message)
+
+
+def _shape_tuple(value) -> tuple[int, ...] | None:
+    if isinstance(value, torch.Tensor):
+        return tuple(value.shape)
+    if isinstance(value, torch.Size):
+        return tuple(value)
+    if isinstance(value, Sequence) and all(isinstance(v, int) for v in value):
+        return tuple(value)
+    return None
+
+
+def diagnose_shape(actual: tuple[int, ...], expected: tuple[int, ...]) -> str | None:
+    """Name the usual reason ``actual`` is not ``expected``, or None when nothing fits."""
+    if actual == expected:
+        return None
+    if len(actual) == len(expected) and sorted(actual) == sorted(expected):
+        if len(actual) == 2:
+            return (f"{actual} is the transpose of the expected {expected}: "
+                    "did you swap rows and columns?")
+        return (f"{actual} has the right sizes in the wrong order (expected {expected}): "
+                "check the order of the dimensions in your permute/transpose.")
+    if len(expected) == 1 and len(actual) == 2 and actual == (expected[0], expected[0]):
+        return (f"{actual} is an outer product: a ({expected[0]},) tensor met a "
+                f"({expected[0]}, 1) tensor and broadcasting paired every row with every "
+                "column. Make both sides the same shape first (squeeze or view).")
+    if tuple(d for d in actual if d != 1) == tuple(d for d in expected if d != 1):
+        return (f"{actual} differs from the expected {expected} only by size-1 "
+                "dimensions: add or remove one with unsqueeze/squeeze (or keepdim).")
+    if math.prod(actual) == math.prod(expected):
+        return (f"{actual} holds the right number of elements ({math.prod(expected)}) "
+                f"but the expected shape is {expected}: which dimensions did you merge or split?")
+    if len(actual) == len(expected) - 1 and actual == expected[1:]:
+        return f"{actual} is missing the leading batch dimension of {expected}."
+    return None
+
+
+def expect_shape(value, expected, name: str = "result") -> None:
+    """Check a tensor's (or a shape's) shape, naming the usual reason it is wrong."""
+    actual = _shape_tuple(value)
+    expected = tuple(expected)
+    if actual is None:
+        _fail(f"{name} should be a tensor or a shape tuple, got {type(value).__name__}.")
+    if actual != expected:
+        reason = diagnose_shape(actual, expected)
+        _fail(f"{name} has shape {actual}, expected {expected}."
+              + (f" {reason}" if reason else ""))
+
+
+def expect_type(value, kind, name: str = "result") -> None:
+    if not isinstance(value, kind):
+        wanted = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        _fail(f"{name} should be a {wanted}, got {type(value).__name__}.")
+
+
+def expect_equal(value, expected, name: str = "result",
+                 wrong: Mapping | None = None) -> None:
+    """Check an exact value; ``wrong`` maps known wrong answers to the misconception."""
+    if _same(value, expected):
+        return
+    for wrong_value, reason in (wrong or {}).items():
+        if _same(value, wrong_value):
+            _fail(f"{name} is {value!r}, expected {expected!r}. {reason}")
+    _fail(f"{name} is {value!r}, expected {expected!r}.")
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
+                and a.shape == b.shape and bool(torch.equal(a, b)))
+    if isinstance(a, bool) != isinstance(b, bool):
+        return False  # True == 1 in Python, but a quiz answer of 1 is not "True"
+    if isinstance(a, (tuple, list, torch.Size)) and isinstance(b, (tuple, list, torch.Size)):
+        return tuple(a) == tuple(b)
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def reject(value, wrong: Mapping, name: str = "result") -> None:
+    """Fail with the misconception when ``value`` is a known wrong answer.
+
+    Visible tests use this so that they explain a wrong answer without printing the right
+    one; the hidden tests then check the exact value.
+    """
+    for wrong_value, reason in wrong.items():
+        if _same(value, wrong_value):
+            _fail(f"{name} = {value!r} is not right. {reason}")
+
+
+def expect_close(value, expected, name: str = "result", rtol: float = 1e-5,
+                 atol: float = 1e-6, hint: str = "") -> None:
+    """Check a tensor or number against the expected one within tolerance."""
+    if isinstance(expected, torch.Tensor):
+        if not isinstance(value, torch.Tensor):
+            _fail(f"{name} should be a tensor, got {type(value).__name__}.")
+        expect_shape(value, expected.shape, name)
+        if value.dtype != expected.dtype and not (value.is_floating_point()
+                                                  and expected.is_floating_point()):
+            _fail(f"{name} has dtype {value.dtype}, expected {expected.dtype}.")
+        got, want = value.detach().to(torch.float64), expected.detach().to(torch.float64)
+        if torch.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True):
+            return
+        worst = (got - want).abs().max().item()
+        _fail(f"{name} differs from the expected values (largest difference {worst:.3g})."
+              + (f" {hint}" if hint else ""))
+    else:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            _fail(f"{name} should be a number, got {type(value).__name__}.")
+        if not math.isclose(number, float(expected), rel_tol=rtol, abs_tol=atol):
+            _fail(f"{name} is {number:g}, expected {float(expected):g}."
+                  + (f" {hint}" if hint else ""))
+
+
+def expect_shares_memory(value, base, name: str = "result") -> None:
+    """Check that ``value`` is a view of ``base`` (no copy was made)."""
+    if not isinstance(value, torch.Tensor):
+        _fail(f"{name} should be a tensor, got {type(value).__name__}.")
+    if value.untyped_storage().data_ptr() != base.untyped_storage().data_ptr():
+        _fail(f"{name} is a copy, but it should be a view sharing storage with the "
+              "original: use an operation that only changes shape and strides.")
+
+
+@contextlib.contextmanager
+def expect_error(*kinds: type[BaseException]):
+    """Run a block that should fail, and show the error instead of stopping the notebook.
+
+    Common-mistake cells use this so that the error is visible on the page while
+    "Run All" keeps going. If the block does not fail, that is itself reported.
+    """
+    kinds = kinds or (Exception,)
+    try:
+        yield
+    except kinds as error:
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        print(f"{type(error).__name__}: {first_line}")
+    else:
+        print("(no error was raised)")

@@ -1,0 +1,56 @@
+"""Grade real submissions of real notebooks with nbgrader, for the round-trip tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+from nbgrader.apps import NbGraderAPI
+from nbgrader.api import Gradebook
+
+from graders import coursedir
+from graders.release import release
+
+
+def release_course(course_dir: Path, stem: str):
+    """Release one notebook into a fresh course; return (source_nb, release_nb)."""
+    release(course_dir, [stem])
+    source = nbformat.read(str(course_dir / "source" / stem / f"{stem}.ipynb"), as_version=4)
+    released = nbformat.read(str(course_dir / "release" / stem / f"{stem}.ipynb"), as_version=4)
+    return source, released
+
+
+def submit(course_dir: Path, stem: str, student: str, nb) -> None:
+    folder = course_dir / "submitted" / student / stem
+    folder.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(folder / f"{stem}.ipynb"))
+
+
+def autograde(course_dir: Path, stem: str, students: list[str]) -> dict[str, dict]:
+    """Run nbgrader autograde per student; return {student: {test grade_id: (score, max, text)}}."""
+    api = NbGraderAPI(config=coursedir.nbgrader_config(course_dir))
+    results = {}
+    for student in students:
+        outcome = api.autograde(stem, student, force=True, create=True)
+        assert outcome["success"], outcome["log"]
+        graded = nbformat.read(str(course_dir / "autograded" / student / stem / f"{stem}.ipynb"),
+                               as_version=4)
+        texts = {c.metadata["nbgrader"]["grade_id"]: _output_text(c)
+                 for c in graded.cells if c.metadata.get("nbgrader", {}).get("grade")}
+        with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
+            notebook = gb.find_submission_notebook(stem, stem, student)
+            results[student] = {g.name: (g.score, g.max_score, texts.get(g.name, ""))
+                                for g in notebook.grades}
+    return results
+
+
+def _output_text(cell) -> str:
+    parts = []
+    for output in cell.get("outputs", []):
+        if output.output_type == "stream":
+            parts.append(output.text)
+        elif output.output_type == "error":
+            parts.append(f"{output.ename}: {output.evalue}")
+        elif "data" in output:
+            parts.append(output.data.get("text/plain", ""))
+    return "\n".join(parts)

@@ -1,0 +1,46 @@
+"""Every notebook through real nbgrader: reference full marks, blank 0, wrong answers lose
+exactly their exercise's points with the misconception named, alternatives keep full marks."""
+
+from pathlib import Path
+
+import pytest
+
+import nbgrading
+from graders import submissions
+
+STEMS = sorted(p.stem for p in (Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem", STEMS)
+def test_round_trip(stem, tmp_path):
+    course = tmp_path / "course"
+    source, released = nbgrading.release_course(course, stem)
+    batch = {"reference": submissions.reference(source, released), "blank": released,
+             "alternative": submissions.alternative(stem, source, released)}
+    rounds = submissions.wrong_rounds(stem, source, released)
+    for k, (nb, _) in enumerate(rounds):
+        batch[f"wrong{k}"] = nb
+    for student, nb in batch.items():
+        nbgrading.submit(course, stem, student, nb)
+    grades = nbgrading.autograde(course, stem, list(batch))
+    total = sum(submissions.test_cells(source).values())
+
+    def score(student):
+        return sum(s for s, _, _ in grades[student].values())
+
+    failing = {t: text for t, (s, m, text) in grades["reference"].items() if s != m}
+    assert score("reference") == total, f"reference answers lost points: {failing}"
+    assert score("blank") == 0
+    failing = {t: text for t, (s, m, text) in grades["alternative"].items() if s != m}
+    assert score("alternative") == total, f"alternative answers lost points: {failing}"
+    for k, (_, phrases) in enumerate(rounds):
+        got = grades[f"wrong{k}"]
+        for test_id, (s, m, text) in got.items():
+            solution = test_id.removesuffix("-test")
+            if solution in phrases:
+                assert s == 0, f"wrong answer to {solution} kept {s} points"
+                assert phrases[solution].lower() in text.lower(), \
+                    f"{test_id} output does not name the misconception {phrases[solution]!r}: {text!r}"
+            else:
+                assert s == m, f"round {k}: {test_id} lost points though its answer was right: {text}"
