@@ -7,8 +7,17 @@ code runs). The harness calls ``execute`` once per submission, from a worker pro
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+import nbformat
 
 STATUSES = ("ok", "timeout", "memory", "crashed")
 
@@ -32,5 +41,174 @@ class Outcome:
 
 
 def execute(nb, workdir: Path, limits: Limits = Limits(), sandbox: bool = True) -> Outcome:
-    """Execute ``nb`` with ``workdir`` (a private scratch copy) as its only writable place."""
-    raise NotImplementedError("graders.sandbox provides this (issue 4)")
+    """Execute ``nb`` with ``workdir`` (a private scratch copy) as its only writable place.
+
+    Never raises for anything the submission does; raises only when the grader itself
+    cannot run (e.g. ``sandbox=True`` without bubblewrap installed).
+    """
+    from graders import sandbox as sb, tamper
+
+    workdir = Path(workdir).resolve()
+    if sandbox:
+        sb.require_bwrap()
+    started = time.monotonic()
+    run_nb, check = tamper.instrument(nbformat.from_dict(nb))
+    spec = {"notebook": run_nb, "cwd": str(workdir), "prologue": check.prologue,
+            "limits": {**asdict(limits), "memory_bytes": limits.memory_mb * 2**20}}
+    with tempfile.TemporaryDirectory(prefix="graders-exec-") as private:
+        env = child_env(workdir, scratch_tmp="/tmp" if sandbox else private)
+        result, stderr, killed = _supervise(env, workdir, spec, limits, sandbox)
+    seconds = time.monotonic() - started
+    outcome = classify(result, stderr, killed, limits, seconds)
+    if outcome.notebook is not None:
+        outcome.findings = check.findings(outcome.notebook) if outcome.status == "ok" else []
+        outcome.notebook = tamper.strip(outcome.notebook)
+    return outcome
+
+
+def child_env(workdir: Path, scratch_tmp: str) -> dict[str, str]:
+    """A minimal environment: no tokens, no host HOME; caches go to the scratch /tmp."""
+    venv_bin = str(Path(sys.executable).parent)
+    return {
+        "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(workdir),
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": f"{scratch_tmp}/mpl",
+        "IPYTHONDIR": f"{scratch_tmp}/ipython",
+        "JUPYTER_RUNTIME_DIR": f"{scratch_tmp}/jupyter",
+        "JUPYTER_DATA_DIR": f"{scratch_tmp}/jupyter-data",
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "XDG_CACHE_HOME": f"{scratch_tmp}/cache",
+        "TORCHINDUCTOR_CACHE_DIR": f"{scratch_tmp}/inductor",
+        "OMP_NUM_THREADS": "1",  # keeps a submission's thread count (and NPROC use) small
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+    }
+
+
+class _Capped(threading.Thread):
+    """Drain a pipe in the background, keeping at most ``limit`` bytes (head or tail)."""
+
+    def __init__(self, stream, limit: int, keep: str = "head"):
+        super().__init__(daemon=True)
+        self.stream, self.limit, self.keep = stream, limit, keep
+        self.data, self.overflow = bytearray(), False
+
+    def run(self):
+        while chunk := self.stream.read(65536):
+            self.data += chunk
+            if len(self.data) > self.limit:
+                self.overflow = True
+                self.data = self.data[:self.limit] if self.keep == "head" else self.data[-self.limit:]
+        self.stream.close()
+
+
+def _supervise(env, workdir, spec, limits: Limits, sandbox: bool):
+    """Start the runner, feed it the spec, and kill everything at the notebook deadline."""
+    from graders import sandbox as sb
+
+    read_fd, write_fd = os.pipe()
+    argv = [sys.executable, "-m", "graders.runner", "--result-fd", str(write_fd)]
+    if sandbox:
+        argv = sb.wrap(argv, workdir, limits)
+    proc = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env=env, cwd=workdir, start_new_session=True,
+        pass_fds=(write_fd,),
+    )
+    os.close(write_fd)
+    # the result can hold every cell's capped output; anything beyond that is not ours
+    result_reader = _Capped(os.fdopen(read_fd, "rb"), 64 * 2**20 + 4 * limits.max_output_chars * 400)
+    stderr_reader = _Capped(proc.stderr, 16_384, keep="tail")
+    result_reader.start(), stderr_reader.start()
+    try:
+        proc.stdin.write(json.dumps(spec).encode())
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    killed = False
+    try:
+        # the runner enforces the notebook limit itself; this is the backstop for a runner
+        # that cannot (kernel start hung, client starved): kill the whole sandbox
+        proc.wait(timeout=limits.notebook_timeout_s + 30)
+    except subprocess.TimeoutExpired:
+        killed = True
+    _kill_all(proc)
+    result_reader.join(10)
+    stderr_reader.join(10)
+    result = None
+    if not result_reader.overflow and result_reader.data:
+        try:
+            result = json.loads(result_reader.data)
+        except ValueError:
+            result = None
+    return result, stderr_reader.data.decode(errors="replace"), killed
+
+
+def _kill_all(proc: subprocess.Popen) -> None:
+    """Kill the runner's process group (the sandbox's pid namespace dies with its init)."""
+    import signal
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def classify(result, stderr: str, killed: bool, limits: Limits, seconds: float) -> Outcome:
+    """Map the runner's report to a status and a reason a person can act on."""
+    if result is None:
+        if killed:
+            return Outcome("timeout", f"the notebook did not finish within its limit of "
+                           f"{limits.notebook_timeout_s:g} s and was stopped; make it faster or "
+                           "raise --notebook-timeout", seconds)
+        tail = stderr.strip().splitlines()[-1:] or ["no message"]
+        return Outcome("crashed", f"the grader's runner ended without a result ({tail[0]}); "
+                       "rerun this submission alone to investigate", seconds)
+    nb = nbformat.from_dict(result["notebook"])
+    cell = result.get("cell")
+    where = f"cell {cell_label(nb, cell)}" if cell is not None else ""
+    status = result["status"]
+    if status == "timeout":
+        if result.get("detail") == "notebook":
+            why = f"the notebook reached its total limit of {limits.notebook_timeout_s:g} s during {where}"
+        else:
+            why = f"{where} ran longer than the per-cell limit of {limits.cell_timeout_s:g} s"
+        return Outcome("timeout", why + "; look for an endless loop or raise the limit", seconds, nb)
+    memory_cell = first_memory_error(nb)
+    if status == "crashed":
+        if memory_cell is not None or result.get("near_memory_limit"):
+            return Outcome("memory", f"{where}: {result.get('detail')} at the memory limit of "
+                           f"{limits.memory_mb} MiB; the code needs less memory", seconds, nb)
+        return Outcome("crashed", f"the kernel died in {where} ({result.get('detail')}); "
+                       "look for os._exit, sys.exit in a subprocess, or native code that crashes",
+                       seconds, nb)
+    if memory_cell is not None:
+        return Outcome("memory", f"cell {cell_label(nb, memory_cell)} ran out of memory (limit "
+                       f"{limits.memory_mb} MiB); allocate less or raise the limit", seconds, nb)
+    return Outcome("ok", "executed", seconds, nb)
+
+
+def cell_label(nb, index) -> str:
+    """'#7 (grade_id ex2_test)': the position a person counts, and nbgrader's name if any."""
+    if index is None or index >= len(nb.cells):
+        return "?"
+    grade_id = nb.cells[index].get("metadata", {}).get("nbgrader", {}).get("grade_id")
+    return f"#{index + 1}" + (f" ({grade_id})" if grade_id else "")
+
+
+MEMORY_MARKERS = ("DefaultCPUAllocator: can't allocate memory", "std::bad_alloc", "Cannot allocate memory")
+
+
+def first_memory_error(nb):
+    for index, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") != "error":
+                continue
+            if out.get("ename") == "MemoryError" or any(m in str(out.get("evalue", "")) for m in MEMORY_MARKERS):
+                return index
+    return None

@@ -1,0 +1,200 @@
+"""The child process that executes one notebook: ``python -m graders.runner --result-fd N``.
+
+It runs where the student's code runs (inside the sandbox when there is one), so that the
+kernel *and* the client talking to it are contained together; the parent only ever sees
+one JSON document written to an inherited pipe (``--result-fd``), never files the
+student's code could have rewritten.
+
+Input (stdin, JSON): notebook, limits (cell/notebook seconds, output chars, memory
+bytes, processes), prologue (code run silently before any student code), cwd.
+Output (result fd, JSON): notebook (executed, possibly partial), status, cell, detail.
+
+Execution follows nbgrader's Execute preprocessor: allow_errors, an in-memory history,
+and an error output appended when a reply is an error nobody displayed. Unlike it, a
+cell that times out ends the run (a kernel that ignores SIGINT would otherwise hang the
+grader); the parent reports which cell and which limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+
+import nbformat
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbformat import NotebookNode
+
+# Run by the kernel's launcher before ipykernel: limits apply to the kernel and to every
+# process it starts, not to this client (whose memory is bounded by the output cap).
+_LIMITED_EXEC = (
+    "import os, resource, sys\n"
+    "mem, nproc = int(sys.argv[1]), int(sys.argv[2])\n"
+    "if mem > 0: resource.setrlimit(resource.RLIMIT_AS, (mem, mem))\n"
+    "if nproc > 0: resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))\n"
+    "os.execv(sys.argv[3], sys.argv[3:])\n"
+)
+
+
+class LimitedKernelManager(AsyncKernelManager):
+    """Starts ipykernel through a tiny exec wrapper that sets RLIMIT_AS and RLIMIT_NPROC."""
+
+    memory_bytes = 0
+    max_processes = 0
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        cmd = super().format_kernel_cmd(extra_arguments)
+        return [sys.executable, "-I", "-S", "-c", _LIMITED_EXEC,
+                str(self.memory_bytes), str(self.max_processes), *cmd]
+
+
+class CappedClient(NotebookClient):
+    """nbclient, keeping at most ``max_output_chars`` of output per cell as it streams."""
+
+    max_output_chars = 100_000
+    CUT_NOTE = "\n[output cut by the grader: more than {} characters; the rest was discarded]\n"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._kept: dict[int, int] = {}
+        self._cut: set[int] = set()
+
+    @staticmethod
+    def _size(msg) -> int:
+        content = msg.get("content", {})
+        if msg["msg_type"] == "stream":
+            return len(content.get("text", ""))
+        if msg["msg_type"] == "error":
+            return sum(len(line) for line in content.get("traceback", [])) + len(str(content.get("evalue", "")))
+        return sum(len(v) if isinstance(v, str) else len(json.dumps(v)) for v in content.get("data", {}).values())
+
+    def output(self, outs, msg, display_id, cell_index):
+        size = self._size(msg)
+        kept = self._kept.get(cell_index, 0)
+        cap = self.max_output_chars
+        if kept + size <= cap:
+            self._kept[cell_index] = kept + size
+            return super().output(outs, msg, display_id, cell_index)
+        if cell_index in self._cut:
+            return None  # already cut: drop without holding on to it
+        self._cut.add(cell_index)
+        self._kept[cell_index] = cap
+        if msg["msg_type"] == "stream":
+            # keep the head that still fits, so the student sees where it started
+            msg = {**msg, "content": {**msg["content"], "text": msg["content"]["text"][:cap - kept]}}
+            super().output(outs, msg, display_id, cell_index)
+        note = nbformat.v4.new_output("stream", name="stdout", text=self.CUT_NOTE.format(cap))
+        outs.append(note)
+        return note
+
+    def clear_output(self, outs, msg, cell_index):
+        super().clear_output(outs, msg, cell_index)
+        if not outs:  # what is shown is what counts: a cleared cell starts a fresh budget
+            self._kept[cell_index] = 0
+            self._cut.discard(cell_index)
+
+    def process_message(self, msg, cell, cell_index):
+        # an update replaces an earlier output in place: refuse oversized replacements
+        if msg["msg_type"] == "update_display_data" and self._size(msg) > self.max_output_chars:
+            return None
+        return super().process_message(msg, cell, cell_index)
+
+    @staticmethod
+    def show_undisplayed_error(cell, cell_index, execute_reply, **_):
+        """nbgrader's Execute.on_cell_executed: an error reply nobody displayed still shows."""
+        reply = execute_reply
+        if reply is None or reply["content"]["status"] != "error":
+            return
+        ename = reply["content"].get("ename")
+        if any(o.output_type == "error" and o.get("ename") == ename for o in cell.outputs):
+            return
+        out = NotebookNode(output_type="error", ename=ename, evalue=reply["content"].get("evalue", ""),
+                           traceback=reply["content"].get("traceback") or
+                           ["ERROR: An error occurred while showtraceback was disabled"])
+        cell.outputs.append(out)
+
+
+async def run(spec: dict) -> dict:
+    nb = nbformat.from_dict(spec["notebook"])
+    limits = spec["limits"]
+    LimitedKernelManager.memory_bytes = int(limits.get("memory_bytes", 0))
+    LimitedKernelManager.max_processes = int(limits.get("max_processes", 0))
+    CappedClient.max_output_chars = int(limits["max_output_chars"])
+    client = CappedClient(
+        nb, kernel_name="python3", allow_errors=True, interrupt_on_timeout=False,
+        raise_on_iopub_timeout=True, record_timing=False,
+        extra_arguments=["--HistoryManager.hist_file=:memory:"],
+        kernel_manager_class=LimitedKernelManager,
+        resources={"metadata": {"path": spec["cwd"]}},
+        on_cell_executed=CappedClient.show_undisplayed_error,
+    )
+    deadline = time.monotonic() + float(limits["notebook_timeout_s"])
+    result = {"status": "ok", "cell": None, "detail": ""}
+    client.reset_execution_trackers()
+    try:
+        async with client.async_setup_kernel(cwd=spec["cwd"], stdout=open(os.devnull, "wb"),
+                                             stderr=open(os.devnull, "wb")):
+            kernel_pid = getattr(client.km.provisioner, "pid", None)
+            result["kernel_pid"] = kernel_pid
+            if spec.get("prologue"):
+                msg_id = client.kc.execute(spec["prologue"], silent=True, store_history=False)
+                await asyncio.wait_for(client.async_wait_for_reply(msg_id), 60)
+            for index, cell in enumerate(nb.cells):
+                if cell.cell_type != "code":
+                    continue
+                remaining = deadline - time.monotonic()
+                limit = "cell" if remaining > float(limits["cell_timeout_s"]) else "notebook"
+                client.timeout = max(1, int(min(float(limits["cell_timeout_s"]), remaining)))
+                try:
+                    await client.async_execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
+                except CellTimeoutError:
+                    result.update(status="timeout", cell=index, detail=limit)
+                    break
+                except DeadKernelError:
+                    result.update(status="crashed", cell=index, detail=_exit_description(client))
+                    break
+    finally:
+        if result.get("kernel_pid"):
+            _kill_group(result["kernel_pid"])
+    result["notebook"] = nb
+    return result
+
+
+def _exit_description(client) -> str:
+    process = getattr(client.km.provisioner, "process", None) if client.km else None
+    code = process.poll() if process is not None else None
+    if code is None:
+        return "the kernel stopped responding"
+    if code < 0:
+        return f"the kernel was killed by signal {signal.Signals(-code).name}"
+    return f"the kernel exited with code {code}"
+
+
+def _kill_group(pid: int) -> None:
+    """The kernel leads its own session: end it and whatever it started (outside a sandbox)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="graders.runner")
+    parser.add_argument("--result-fd", type=int, required=True)
+    args = parser.parse_args(argv)
+    spec = json.load(sys.stdin)
+    sys.stdin.close()
+    result = asyncio.run(run(spec))
+    with os.fdopen(args.result_fd, "w") as out:
+        json.dump(result, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
