@@ -18,6 +18,8 @@ matplotlib.use("Agg")
 
 # (label, module, keyword arguments for its explore())
 INSTRUMENTS = [
+    ("stride explorer", "helpers.strides", {}),
+    ("broadcasting explorer", "helpers.broadcasting", {}),
 ]
 
 

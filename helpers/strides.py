@@ -1,0 +1,359 @@
+"""Stride explorer: where each logical element of a tensor lives in its storage.
+
+model    pure functions over a layout (shape, strides, storage offset), after minitorch's
+         ``tensor_data.py``; ``apply_op`` follows torch's own rules, including the one that
+         decides when ``.view`` is possible on a non-contiguous tensor.
+draw     ``draw_layout(result, ax)``: the logical grid above the storage cells, colour-coded.
+explore  ``explore()``: shape, up to two ops with their arguments, and an index.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+from .textinput import parse_ints
+
+OPS = ("none", "view", "transpose", "permute", "slice", "expand")
+ARG_HINTS = {
+    "none": "",
+    "view": "new shape, one -1 allowed: 3, 2",
+    "transpose": "two dims: 0, 1",
+    "permute": "a dim order: 1, 0",
+    "slice": "dim, start, stop[, step]: 1, 0, 3, 2",
+    "expand": "sizes, -1 keeps a dim: 4, 2, 3",
+}
+
+
+# ----------------------------------------------------------------------------- model
+
+@dataclass(frozen=True)
+class Layout:
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    offset: int = 0
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def contiguous(self) -> bool:
+        return is_contiguous(self.shape, self.strides)
+
+
+def contiguous_strides(shape) -> tuple[int, ...]:
+    """Row-major strides: the last dim moves by 1, each earlier one by the product after it."""
+    strides, step = [], 1
+    for size in reversed(tuple(shape)):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def offset_of(index, strides, storage_offset: int = 0) -> int:
+    """Storage position of a logical index: offset + Σ index_k · stride_k."""
+    return storage_offset + sum(i * s for i, s in zip(index, strides))
+
+
+def is_contiguous(shape, strides) -> bool:
+    """torch's rule: row-major strides, ignoring dims of size 1 (their stride never matters)."""
+    if math.prod(shape) == 0:
+        return True
+    expected = 1
+    for size, stride in zip(reversed(tuple(shape)), reversed(tuple(strides))):
+        if size != 1:
+            if stride != expected:
+                return False
+            expected *= size
+    return True
+
+
+def contiguous(shape, offset: int = 0) -> Layout:
+    shape = tuple(shape)
+    check_shape(shape)
+    return Layout(shape, contiguous_strides(shape), offset)
+
+
+def check_shape(shape) -> None:
+    if not shape:
+        raise ValueError("give at least one dimension, e.g. '2, 3'")
+    bad = [s for s in shape if s <= 0]
+    if bad:
+        raise ValueError(f"sizes must be positive, got {bad[0]} in {tuple(shape)}")
+
+
+def _dim(d: int, ndim: int) -> int:
+    if not -ndim <= d < ndim:
+        raise ValueError(f"dim {d} is out of range for a {ndim}-d tensor "
+                         f"(valid: {-ndim} … {ndim - 1})")
+    return d % ndim
+
+
+def view_strides(layout: Layout, new_shape) -> tuple[int, ...] | None:
+    """Strides of ``layout`` viewed as ``new_shape``, or None when no view exists.
+
+    The same walk as ATen's ``computeStride``: split the old dims into chunks that are
+    contiguous among themselves; each chunk must be rebuilt exactly by consecutive new dims.
+    """
+    old_shape, old_strides = layout.shape, layout.strides
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base = old_strides[-1]
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        chunk_ends = tensor_d == 0 or (old_shape[tensor_d - 1] != 1 and
+                                       old_strides[tensor_d - 1] != tensor_numel * chunk_base)
+        if chunk_ends:
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base = old_strides[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(new_strides) if view_d == -1 else None
+
+
+def infer_shape(shape, numel: int) -> tuple[int, ...]:
+    """Resolve one -1 in a view shape, as torch does."""
+    shape = tuple(shape)
+    if shape.count(-1) > 1:
+        raise ValueError("only one dimension can be -1 (inferred)")
+    if any(s == 0 or s < -1 for s in shape):
+        raise ValueError(f"sizes must be positive (or one -1), got {shape}")
+    known = math.prod(s for s in shape if s != -1)
+    if -1 in shape:
+        if numel % known:
+            raise ValueError(f"shape {shape} is invalid for {numel} elements: "
+                             f"{numel} is not divisible by {known}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    if math.prod(shape) != numel:
+        raise ValueError(f"shape {shape} holds {math.prod(shape)} elements, "
+                         f"the tensor has {numel}")
+    return shape
+
+
+def apply_op(layout: Layout, op: str, args=()) -> Layout:
+    """The layout after one op; ValueError says why the op is impossible."""
+    args = tuple(args)
+    ndim = len(layout.shape)
+    shape, strides = list(layout.shape), list(layout.strides)
+    if op == "none":
+        return layout
+    if op == "view":
+        if not args:
+            raise ValueError("view needs a shape, e.g. 3, 2")
+        new_shape = infer_shape(args, layout.numel)
+        new_strides = view_strides(layout, new_shape)
+        if new_strides is None:
+            raise ValueError(f"view{new_shape} is impossible: the elements are not laid out "
+                             "so that one stride per new dim can reach them (a dim would span "
+                             "two separate runs of memory). Use .reshape, which copies, or "
+                             ".contiguous() first.")
+        return Layout(new_shape, new_strides, layout.offset)
+    if op == "transpose":
+        if len(args) != 2:
+            raise ValueError(f"transpose takes two dims, got {len(args)}")
+        a, b = (_dim(d, ndim) for d in args)
+        shape[a], shape[b] = shape[b], shape[a]
+        strides[a], strides[b] = strides[b], strides[a]
+        return Layout(tuple(shape), tuple(strides), layout.offset)
+    if op == "permute":
+        if len(args) != ndim:
+            raise ValueError(f"permute needs all {ndim} dims in a new order, got {len(args)}")
+        order = [_dim(d, ndim) for d in args]
+        if sorted(order) != list(range(ndim)):
+            raise ValueError(f"permute{args} repeats a dim: each of 0 … {ndim - 1} exactly once")
+        return Layout(tuple(shape[d] for d in order), tuple(strides[d] for d in order),
+                      layout.offset)
+    if op == "slice":
+        if len(args) not in (3, 4):
+            raise ValueError("slice takes dim, start, stop and optionally step")
+        d = _dim(args[0], ndim)
+        step = args[3] if len(args) == 4 else 1
+        if step <= 0:
+            raise ValueError(f"slice step must be positive, got {step} (torch has no negative steps)")
+        start, stop, _ = slice(args[1], args[2], step).indices(shape[d])
+        length = len(range(start, stop, step))
+        if length == 0:
+            raise ValueError(f"slice {args[1]}:{args[2]} of a dim of size {shape[d]} is empty")
+        offset = layout.offset + start * strides[d]
+        shape[d], strides[d] = length, strides[d] * step
+        return Layout(tuple(shape), tuple(strides), offset)
+    if op == "expand":
+        if len(args) < ndim:
+            raise ValueError(f"expand needs at least {ndim} sizes (one per dim), got {len(args)}")
+        lead = len(args) - ndim
+        new_shape, new_strides = [0] * len(args), [0] * len(args)
+        # right to left, because torch gives a new size-1 dim the stride of what follows it
+        for i in range(len(args) - 1, -1, -1):
+            size = args[i]
+            if i < lead:
+                if size <= 0:
+                    raise ValueError(f"new leading dim {i} needs a positive size, got {size}")
+                after = new_shape[i + 1] * new_strides[i + 1] if i + 1 < len(args) else 1
+                new_shape[i], new_strides[i] = size, (after if size == 1 else 0)
+                continue
+            old, stride = shape[i - lead], strides[i - lead]
+            if size == 0 or size < -1:
+                raise ValueError(f"expand sizes must be positive (or -1 to keep a dim), got {size}")
+            if size == -1 or size == old:
+                new_shape[i], new_strides[i] = old, stride
+            elif old == 1:
+                new_shape[i], new_strides[i] = size, 0
+            else:
+                raise ValueError(f"cannot expand dim {i} from {old} to {size}: only a dim of "
+                                 "size 1 can be stretched (it gets stride 0)")
+        return Layout(tuple(new_shape), tuple(new_strides), layout.offset)
+    raise ValueError(f"unknown op {op!r}; choose one of {', '.join(OPS)}")
+
+
+def storage_cells(layout: Layout) -> dict[tuple[int, ...], int]:
+    """Each logical index -> the storage cell it reads (several may share one cell)."""
+    return {index: offset_of(index, layout.strides, layout.offset)
+            for index in itertools.product(*(range(s) for s in layout.shape))}
+
+
+@dataclass
+class StrideResult:
+    base: Layout
+    steps: list[tuple[str, Layout]] = field(default_factory=list)
+    index: tuple[int, ...] = ()
+
+    @property
+    def layout(self) -> Layout:
+        return self.steps[-1][1] if self.steps else self.base
+
+    @property
+    def cells(self) -> dict[tuple[int, ...], int]:
+        return storage_cells(self.layout)
+
+    @property
+    def position(self) -> int:
+        return offset_of(self.index, self.layout.strides, self.layout.offset)
+
+    def formula(self) -> str:
+        lay = self.layout
+        terms = " + ".join(f"{i}·{s}" for i, s in zip(self.index, lay.strides))
+        return f"offset{self.index} = {lay.offset} + {terms} = {self.position}"
+
+
+MAX_DRAWN = 96  # more cells than this are unreadable at the widget's size
+
+
+def model(shape: str = "2, 3", op: str = "transpose", args: str = "0, 1",
+          then: str = "none", then_args: str = "", index: str = "2, 1") -> StrideResult:
+    """Explorer entry point: text controls -> layouts; any impossible setting is a ValueError."""
+    base = contiguous(parse_ints(shape, "shape"))
+    if base.numel > MAX_DRAWN:
+        raise ValueError(f"{base.numel} elements is too many to draw; keep it ≤ {MAX_DRAWN}")
+    steps, layout = [], base
+    for name, text in ((op, args), (then, then_args)):
+        if name == "none":
+            continue
+        values = parse_ints(text, f"{name} arguments")
+        layout = apply_op(layout, name, values)
+        steps.append((f"{name}({', '.join(map(str, values))})", layout))
+    if layout.numel > MAX_DRAWN:
+        raise ValueError(f"the result has {layout.numel} elements, too many to draw; "
+                         f"keep it ≤ {MAX_DRAWN}")
+    idx = parse_ints(index, "index")
+    if len(idx) != len(layout.shape):
+        raise ValueError(f"the index needs {len(layout.shape)} numbers for shape {layout.shape}, "
+                         f"got {len(idx)}")
+    for d, (i, size) in enumerate(zip(idx, layout.shape)):
+        if not 0 <= i < size:
+            raise ValueError(f"index {i} is out of range for dim {d} of size {size}")
+    return StrideResult(base, steps, idx)
+
+
+# ------------------------------------------------------------------------------ draw
+
+def _colour(cell: int, n: int):
+    from matplotlib import colormaps
+    return colormaps["tab20"](cell % 20) if n <= 20 else colormaps["turbo"](0.1 + 0.8 * cell / max(n - 1, 1))
+
+
+def draw_layout(result: StrideResult, ax=None):
+    """Logical grid (top) and storage cells (bottom); matching colours = same memory."""
+    from matplotlib.collections import PatchCollection
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+
+    if ax is None:
+        ax = Figure(figsize=(7.5, 3.6)).add_subplot()
+    fig = ax.figure
+    lay, cells = result.layout, result.cells
+    n_storage = result.base.numel
+    cols = lay.shape[-1]
+    rows = max(lay.numel // cols, 1)
+    width = max(cols, n_storage)
+    storage_y = -2.2
+    patches, colours, edge = [], [], []
+    used = {}
+    for index, cell in cells.items():
+        used[cell] = used.get(cell, 0) + 1
+    for k, (index, cell) in enumerate(cells.items()):
+        r, c = divmod(k, cols)
+        patches.append(Rectangle((c, rows - 1 - r), 0.94, 0.94))
+        colours.append(_colour(cell, n_storage))
+        label = f"{cell}"
+        ax.text(c + 0.47, rows - 1 - r + 0.47, label, ha="center", va="center", fontsize=8)
+    for cell in range(n_storage):
+        patches.append(Rectangle((cell, storage_y), 0.94, 0.94))
+        colours.append(_colour(cell, n_storage) if cell in used else (0.9, 0.9, 0.9, 1))
+        mark = f"{cell}" + (f"×{used[cell]}" if used.get(cell, 0) > 1 else "")
+        ax.text(cell + 0.47, storage_y + 0.47, mark, ha="center", va="center", fontsize=7)
+    ax.add_collection(PatchCollection(patches, facecolors=colours, edgecolors="white"))
+    # the chosen index, outlined in both places
+    k = list(cells).index(result.index)
+    r, c = divmod(k, cols)
+    for x, y in ((c, rows - 1 - r), (result.position, storage_y)):
+        ax.add_patch(Rectangle((x - 0.03, y - 0.03), 1.0, 1.0, fill=False, lw=2.5, ec="black"))
+    ax.text(-0.2, storage_y + 0.47, "storage", ha="right", va="center", fontsize=8)
+    grid_label = "logical" if len(lay.shape) <= 2 else f"logical\n(rows = {lay.shape[:-1]})"
+    ax.text(-0.2, rows - 0.5, grid_label, ha="right", va="center", fontsize=8)
+    ops = " → ".join(["contiguous"] + [name for name, _ in result.steps])
+    state = "contiguous" if lay.contiguous else "NOT contiguous"
+    ax.set_title(f"{result.base.shape} {ops}\nshape {lay.shape}  strides {lay.strides}  "
+                 f"offset {lay.offset}  ·  {state}", fontsize=9)
+    ax.text(0, storage_y - 0.6, result.formula() + "   (numbers in cells = storage position)",
+            ha="left", va="top", fontsize=9)
+    ax.set_xlim(-2.2, width + 0.2)
+    ax.set_ylim(storage_y - 1.4, rows + 0.2)
+    ax.set_aspect("equal", adjustable="box")
+    ax.axis("off")
+    return fig
+
+
+# --------------------------------------------------------------------------- explore
+
+def explore(shape: str = "2, 3", op: str = "transpose", args: str = "0, 1",
+            then: str = "none", then_args: str = "", index: str = "2, 1"):
+    """The stride explorer widget (a ``helpers.explorer.Explorer``)."""
+    import ipywidgets as widgets
+
+    from .explorer import Explorer
+
+    def text(value, description, placeholder=""):
+        return widgets.Text(value=value, description=description, placeholder=placeholder,
+                            continuous_update=False, layout=widgets.Layout(width="230px"))
+
+    controls = {
+        "shape": text(shape, "shape"),
+        "op": widgets.Dropdown(options=OPS, value=op, description="op"),
+        "args": text(args, "args", ARG_HINTS[op]),
+        "then": widgets.Dropdown(options=OPS, value=then, description="then"),
+        "then_args": text(then_args, "args", ARG_HINTS[then]),
+        "index": text(index, "index"),
+    }
+    for dropdown, box in (("op", "args"), ("then", "then_args")):
+        def hint(change, box=controls[box]):
+            box.placeholder = ARG_HINTS[change["new"]]
+        controls[dropdown].observe(hint, names="value")
+    return Explorer(controls, model, draw_layout, title="Stride explorer")

@@ -1,0 +1,88 @@
+"""The broadcasting model against torch.broadcast_shapes, a + b, and their errors."""
+
+import re
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers import broadcasting as B
+
+sizes = st.sampled_from([0, 1, 1, 2, 3, 4])
+shapes = st.lists(sizes, max_size=4).map(tuple)
+
+
+@st.composite
+def related_pairs(draw):
+    """Pairs that often broadcast: b is a with some sizes set to 1 and a prefix dropped."""
+    a = draw(shapes)
+    b = [draw(st.sampled_from([s, 1, s, 3])) for s in a]
+    b = b[draw(st.integers(0, len(b))):]
+    return (a, tuple(b)) if draw(st.booleans()) else (tuple(b), a)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.tuples(shapes, shapes), related_pairs()))
+def test_agrees_with_torch(pair):
+    a, b = pair
+    result = B.broadcast(a, b)
+    try:
+        expected = tuple(torch.broadcast_shapes(a, b))
+    except RuntimeError as error:
+        assert not result.ok and result.shape is None
+        # "Attempting to broadcast a dimension of length 4 at -1!"
+        axis = int(re.search(r" at (-\d+)!", str(error)).group(1))
+        assert result.failing_axis == axis
+        with pytest.raises(RuntimeError, match=f"non-singleton dimension {result.failing_dim}"):
+            torch.zeros(a) + torch.zeros(b)
+        return
+    assert result.ok
+    assert result.shape == expected
+    assert tuple((torch.zeros(a) + torch.zeros(b)).shape) == expected
+
+
+@given(shapes, shapes)
+def test_table_is_right_aligned(a, b):
+    result = B.broadcast(a, b)
+    assert len(result.axes) == max(len(a), len(b))
+    for column in result.axes:
+        for shape, size in zip((a, b), column.sizes):
+            assert size == (shape[column.axis] if len(shape) >= -column.axis else None)
+
+
+@pytest.mark.parametrize("a, b, shape, verdicts", [
+    ((1, 3), (2, 1), (2, 3), [B.STRETCHED, B.STRETCHED]),
+    ((64, 1), (768,), (64, 768), [B.STRETCHED, B.STRETCHED]),
+    ((64,), (64, 1), (64, 64), [B.STRETCHED, B.STRETCHED]),
+    ((2, 3), (2, 3), (2, 3), [B.EQUAL, B.EQUAL]),
+])
+def test_course_examples(a, b, shape, verdicts):
+    result = B.broadcast(a, b)
+    assert result.shape == shape
+    assert [column.verdict for column in result.axes] == verdicts
+
+
+def test_three_against_four_fails_on_the_last_axis():
+    result = B.broadcast((3,), (4,))
+    assert result.shape is None
+    assert result.failing_axis == -1 and result.failing_dim == 0
+    assert result.axes[0].verdict == B.MISMATCH
+
+
+@pytest.mark.parametrize("text, shape", [
+    ("64, 1", (64, 1)), ("(64, 1)", (64, 1)), ("[2,3]", (2, 3)), ("768", (768,)),
+    ("768,", (768,)), ("2 3 4", (2, 3, 4)), ("torch.Size([5, 1])", (5, 1)), ("", ()),
+])
+def test_parse(text, shape):
+    assert B.model(text, "1").shapes[0] == shape
+
+
+@pytest.mark.parametrize("a, b, phrase", [
+    ("64, x", "1", "not a list of integers"),
+    ("2.5", "1", "not a list of integers"),
+    ("2, -1", "3", "negative"),
+])
+def test_malformed_shapes_are_value_errors(a, b, phrase):
+    with pytest.raises(ValueError, match=phrase):
+        B.model(a, b)
