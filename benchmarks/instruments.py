@@ -20,6 +20,7 @@ matplotlib.use("Agg")
 INSTRUMENTS = [
     ("stride explorer", "helpers.strides", {}),
     ("broadcasting explorer", "helpers.broadcasting", {}),
+    ("autograd graph (seed)", "helpers.autograd_graph", {}),
 ]
 
 
