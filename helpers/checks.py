@@ -164,3 +164,74 @@ def expect_error(*kinds: type[BaseException]):
         print(f"{type(error).__name__}: {first_line}")
     else:
         print("(no error was raised)")
+
+
+# --- notebook 01 (tensors) --------------------------------------------------------------
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else ""
+
+
+@contextlib.contextmanager
+def explain_errors(hints: Mapping[str, str], name: str = "your code"):
+    """Turn an exception inside the block into a CheckFailed that names the likely reason.
+
+    ``hints`` maps a fragment of the error message (case-insensitive; "" matches any) to
+    the misconception, e.g. ``{"requires grad": "call .detach() before .numpy()"}``.
+    """
+    try:
+        yield
+    except CheckFailed:
+        raise
+    except Exception as error:
+        said = f"{name} raised {type(error).__name__}: {_first_line(error)}"
+        for fragment, reason in hints.items():
+            if fragment.lower() in str(error).lower():
+                raise CheckFailed(f"{said}. {reason}") from None
+        raise CheckFailed(said) from None
+
+
+def expect_raises(kind: type[BaseException], call, *args, name: str = "result",
+                  why: str = "") -> None:
+    """Check that ``call(*args)`` raises ``kind``; ``why`` says what a silent answer misses."""
+    try:
+        value = call(*args)
+    except kind:
+        return
+    except Exception as error:
+        _fail(f"{name} raised {type(error).__name__} ({_first_line(error)}), "
+              f"expected {kind.__name__}." + (f" {why}" if why else ""))
+    _fail(f"{name} returned {value!r} instead of raising {kind.__name__}."
+          + (f" {why}" if why else ""))
+
+
+def expect_untouched(tensor: torch.Tensor, saved: torch.Tensor, name: str = "the input") -> None:
+    """Check that a function left its argument as it was (no in-place writes)."""
+    if tensor.shape != saved.shape or not torch.equal(tensor, saved):
+        _fail(f"{name} was modified in place: assignments like x[mask] = 0 and methods "
+              "with a trailing underscore (x.clamp_()) write into the caller's tensor. "
+              "Work on a copy (x.clone()) or use an out-of-place operation.")
+
+
+def reject_close(value, wrong: Sequence, name: str = "result", rtol: float = 1e-5,
+                 atol: float = 1e-6) -> None:
+    """Fail with the misconception when ``value`` is close to a known wrong tensor.
+
+    ``wrong`` is a sequence of (tensor or number, reason). Like ``reject``, it explains a
+    wrong answer without printing the right one; shapes that differ are not compared.
+    """
+    for wrong_value, reason in wrong:
+        if isinstance(value, torch.Tensor) and isinstance(wrong_value, torch.Tensor):
+            if value.shape != wrong_value.shape:
+                continue
+            close = torch.allclose(value.detach().to(torch.float64),
+                                   wrong_value.detach().to(torch.float64), rtol=rtol, atol=atol)
+        else:
+            try:
+                close = math.isclose(float(value), float(wrong_value), rel_tol=rtol,
+                                     abs_tol=atol)
+            except (TypeError, ValueError):
+                continue
+        if close:
+            _fail(f"{name} is not right. {reason}")
