@@ -57,7 +57,11 @@ def execute(nb, workdir: Path, limits: Limits = Limits(), sandbox: bool = True) 
             "limits": {**asdict(limits), "memory_bytes": limits.memory_mb * 2**20}}
     with tempfile.TemporaryDirectory(prefix="graders-exec-") as private:
         env = child_env(workdir, scratch_tmp="/tmp" if sandbox else private)
-        result, stderr, killed = _supervise(env, workdir, spec, limits, sandbox)
+        owner = sb.hand_over(workdir) if sandbox else None
+        try:
+            result, stderr, killed = _supervise(env, workdir, spec, limits, sandbox)
+        finally:
+            sb.take_back(workdir, owner)
     seconds = time.monotonic() - started
     outcome = classify(result, stderr, killed, limits, seconds)
     if outcome.notebook is not None:

@@ -142,6 +142,8 @@ async def run(spec: dict) -> dict:
                                              stderr=open(os.devnull, "wb")):
             kernel_pid = getattr(client.km.provisioner, "pid", None)
             result["kernel_pid"] = kernel_pid
+            peak = {"vm": 0}
+            sampler = asyncio.ensure_future(_sample_memory(kernel_pid, peak))
             if spec.get("prologue"):
                 msg_id = client.kc.execute(spec["prologue"], silent=True, store_history=False)
                 await asyncio.wait_for(client.async_wait_for_reply(msg_id), 60)
@@ -158,12 +160,28 @@ async def run(spec: dict) -> dict:
                     break
                 except DeadKernelError:
                     result.update(status="crashed", cell=index, detail=_exit_description(client))
+                    memory = LimitedKernelManager.memory_bytes
+                    result["near_memory_limit"] = bool(memory) and peak["vm"] > 0.9 * memory
                     break
+            sampler.cancel()
     finally:
         if result.get("kernel_pid"):
             _kill_group(result["kernel_pid"])
     result["notebook"] = nb
     return result
+
+
+async def _sample_memory(pid, peak) -> None:
+    """Track the kernel's address space: a kernel killed near RLIMIT_AS ran out of memory."""
+    while pid:
+        try:
+            with open(f"/proc/{pid}/status") as status:
+                for line in status:
+                    if line.startswith("VmSize:"):
+                        peak["vm"] = max(peak["vm"], int(line.split()[1]) * 1024)
+        except OSError:
+            return
+        await asyncio.sleep(0.1)
 
 
 def _exit_description(client) -> str:
@@ -187,7 +205,12 @@ def _kill_group(pid: int) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="graders.runner")
     parser.add_argument("--result-fd", type=int, required=True)
+    parser.add_argument("--drop-to", type=int, help="uid (and gid) to become first: see graders.sandbox")
     args = parser.parse_args(argv)
+    if args.drop_to is not None:
+        os.setgroups([])
+        os.setgid(args.drop_to)
+        os.setuid(args.drop_to)
     spec = json.load(sys.stdin)
     sys.stdin.close()
     result = asyncio.run(run(spec))

@@ -1,8 +1,41 @@
-"""bubblewrap around the runner (filled in by issue 4's second step)."""
+"""bubblewrap around the runner: what a submission can see, write and reach.
+
+An allowlist, not a blocklist: the sandbox starts from an empty root and binds read-only
+only the system (/usr, /etc, /opt, /sys), the Python interpreter and venv, and the two
+packages the runner and the notebooks import (graders, helpers — installed editable, so
+their source folders themselves must be bound, at the same paths the editable finder
+maps). Everything else — the repository, the course directory wherever it is (source/,
+release/, gradebook.db, other students), /root and /home, the host's /tmp — is simply
+absent. The only writable places are ``workdir`` (the submission's private scratch
+copy) and a private, size-capped tmpfs /tmp.
+
+No network: a new network namespace has only its own loopback (the kernel's sockets
+work; the host's 127.0.0.1 listeners are unreachable). A new pid namespace whose init
+dies with its parent (--die-with-parent) means killing bwrap kills everything the
+submission started.
+
+Processes: RLIMIT_NPROC counts per user, and root is exempt from it. So when the grader
+runs as root the sandbox runs privileged (no user namespace), and the runner drops to a
+uid of its own (``submission_uid``: unique per grading process, so two parallel gradings
+never share a count) before anything else; the kernel launcher then sets RLIMIT_NPROC.
+When the grader is not root, bwrap makes a user namespace, and since Linux 5.14 the
+count is kept per user namespace, so the limit again covers only this submission.
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
+from pathlib import Path
+
+import graders
+import helpers
+
+TMP_BYTES = 512 * 2**20   # /tmp is memory: cap it (RLIMIT_AS does not cover tmpfs)
+SYSTEM_RO = ("/usr", "/etc", "/opt", "/sys")
+SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
+UID_BASE = 200_000        # far above real accounts; no passwd entry needed
 
 
 class SandboxUnavailable(RuntimeError):
@@ -18,5 +51,86 @@ def require_bwrap() -> str:
     return found
 
 
-def wrap(argv, workdir, limits):
-    raise SandboxUnavailable("sandbox not implemented yet")
+def privileged() -> bool:
+    return os.geteuid() == 0
+
+
+def submission_uid() -> int | None:
+    """The uid the runner drops to when the grader is root; None when it is not."""
+    return UID_BASE + os.getpid() if privileged() else None
+
+
+def python_paths() -> list[Path]:
+    """What the interpreter needs: the venv, the base installation it links to."""
+    paths = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
+             Path(sys.executable).resolve().parent.parent}
+    return sorted(paths)
+
+
+def package_paths() -> list[Path]:
+    """The source folders of the editable packages, where the editable finder maps them."""
+    return [Path(p).resolve() for pkg in (graders, helpers) for p in pkg.__path__]
+
+
+def wrap(argv: list[str], workdir: Path, limits) -> list[str]:
+    """The bwrap command line that runs ``argv`` contained, with ``workdir`` writable."""
+    bwrap = require_bwrap()
+    workdir = Path(workdir).resolve()
+    cmd = [bwrap, "--die-with-parent", "--new-session",
+           "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+           "--unshare-cgroup-try", "--hostname", "sandbox"]
+    for path in SYSTEM_RO:
+        if os.path.isdir(path):
+            cmd += ["--ro-bind", path, path]
+    for link in SYSTEM_LINKS:
+        if os.path.islink(link):
+            cmd += ["--symlink", os.readlink(link), link]
+    cmd += ["--dev", "/dev", "--proc", "/proc",
+            "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+    made: set[Path] = {Path("/"), Path("/tmp")}
+    for path in python_paths() + package_paths():
+        if not str(path).startswith(SYSTEM_RO):
+            cmd += _parents(path, made) + ["--ro-bind", str(path), str(path)]
+    cmd += _parents(workdir, made) + ["--bind", str(workdir), str(workdir), "--chdir", str(workdir)]
+    uid = submission_uid()
+    if uid is not None:
+        # the runner calls setuid(uid) first thing; these caps are lost with it
+        cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        argv = [*argv, "--drop-to", str(uid)]
+    return [*cmd, "--", *argv]
+
+
+def _parents(path: Path, made: set[Path]) -> list[str]:
+    """Traversable (0755) mount points: bwrap would make them 0700, closed to the dropped uid."""
+    args = []
+    for parent in reversed(path.parents):
+        if parent not in made:
+            made.add(parent)
+            args += ["--perms", "0755", "--dir", str(parent)]
+    return args
+
+
+def hand_over(workdir: Path) -> tuple[int, int] | None:
+    """Give the scratch copy to the submission's uid; return the owner to restore."""
+    uid = submission_uid()
+    if uid is None:
+        return None
+    st = os.stat(workdir)
+    _chown_tree(workdir, uid, uid)
+    return st.st_uid, st.st_gid
+
+
+def take_back(workdir: Path, owner: tuple[int, int] | None) -> None:
+    """Return the scratch copy to its owner, never following links the submission made."""
+    if owner is not None:
+        _chown_tree(workdir, *owner)
+
+
+def _chown_tree(root: Path, uid: int, gid: int) -> None:
+    os.lchown(root, uid, gid)
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        for name in dirnames + filenames:
+            try:
+                os.lchown(os.path.join(dirpath, name), uid, gid)
+            except FileNotFoundError:
+                pass
