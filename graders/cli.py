@@ -3,33 +3,73 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from . import coursedir
+from .execution import Limits
 
 
 def _add_common(parser: argparse.ArgumentParser, assignments: bool = True) -> None:
     if assignments:
         parser.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
-                            help="notebook stems (default: every notebook in notebooks/)")
+                            help="notebook stems (default: every notebook in the course)")
     parser.add_argument("--course-dir", type=Path, default=coursedir.DEFAULT_COURSE_DIR,
                         help="nbgrader course directory (default: %(default)s)")
+
+
+def _add_autograde(commands) -> None:
+    parser = commands.add_parser("autograde", help="grade DIR/submitted in parallel workers")
+    _add_common(parser)
+    defaults = Limits()
+    parser.add_argument("--workers", type=int, default=os.cpu_count(),
+                        help="notebooks executed at once (default: cores, %(default)s)")
+    parser.add_argument("--no-sandbox", dest="sandbox", action="store_false",
+                        help="execute without bubblewrap (trusted submissions only)")
+    parser.add_argument("--force", action="store_true", help="regrade submissions already graded")
+    parser.add_argument("--memory-mb", type=int, default=defaults.memory_mb)
+    parser.add_argument("--cell-timeout", type=float, default=defaults.cell_timeout_s, metavar="S")
+    parser.add_argument("--notebook-timeout", type=float, default=defaults.notebook_timeout_s, metavar="S")
+    parser.add_argument("--max-processes", type=int, default=defaults.max_processes)
+    parser.add_argument("--max-output-chars", type=int, default=defaults.max_output_chars)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="course", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     _add_common(commands.add_parser("release", help="generate the student versions"))
+    _add_autograde(commands)
+    _add_common(commands.add_parser("feedback", help="HTML feedback per student, hidden tests scrubbed"))
+    _add_common(commands.add_parser("export", help="write DIR/grades.csv (nbgrader's columns)"),
+                assignments=False)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    # nbgrader shells out to `alembic`: the environment's bin must be on PATH even when the
+    # script is called by absolute path with the virtual environment not activated.
+    os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
     args = build_parser().parse_args(argv)
     if args.command == "release":
         from .release import release
         for path in release(args.course_dir, args.assignments):
             print(f"released {path}")
+    elif args.command == "autograde":
+        from .autograde import autograde
+        from .status import table
+        limits = Limits(args.memory_mb, args.cell_timeout, args.notebook_timeout,
+                        args.max_processes, args.max_output_chars)
+        records = autograde(args.course_dir, args.assignments, workers=args.workers,
+                            sandbox=args.sandbox, limits=limits, force=args.force)
+        print(table(records))
+    elif args.command == "feedback":
+        from .feedback import feedback
+        for path in feedback(args.course_dir, args.assignments):
+            print(f"feedback {path}")
+    elif args.command == "export":
+        from .export import export
+        print(f"exported {export(args.course_dir)}")
     return 0
 
 

@@ -1,0 +1,69 @@
+"""ScrubHiddenTests: the feedback shows hidden tests' results and messages, never their code.
+
+nbgrader's feedback is rendered from the autograded notebook, whose test cells hold the
+hidden tests in full (jupyter/nbgrader #917). Code can also leave through outputs: a
+traceback quotes the failing line, and a student's function, called by a hidden test, can
+print ``inspect.stack()`` or ``get_ipython().history``. So, before rendering:
+- each hidden block in a cell's source becomes a one-line placeholder;
+- each error output is reduced to ``ename: evalue`` (no traceback frames);
+- in every output of every cell, any line containing a line of hidden-test source (raw,
+  repr/JSON-escaped or HTML-escaped) is replaced by a placeholder line.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Integer, Unicode
+
+PLACEHOLDER = "# [hidden tests: their code is not shown; their results are below]"
+REMOVED = "[line removed: it quoted hidden test code]"
+
+
+class ScrubHiddenTests(NbGraderPreprocessor):
+    begin = Unicode("BEGIN HIDDEN TESTS").tag(config=True)
+    end = Unicode("END HIDDEN TESTS").tag(config=True)
+    # shorter lines (")", "x = 1") are too common to identify test code, and would blank
+    # unrelated output
+    min_chars = Integer(6).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        block = re.compile(rf"^[ \t]*#+[ \t]*{re.escape(self.begin)}.*?^[ \t]*#+[ \t]*{re.escape(self.end)}[^\n]*\n?",
+                           re.MULTILINE | re.DOTALL)
+        needles: set[str] = set()
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            for match in block.finditer(cell.source):
+                for line in match.group(0).splitlines()[1:-1]:
+                    line = line.strip()
+                    if len(line) >= self.min_chars:
+                        needles |= {line, json.dumps(line)[1:-1], repr(line)[1:-1], html.escape(line)}
+            cell.source = block.sub(PLACEHOLDER + "\n", cell.source).rstrip("\n")
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                cell.outputs = [self._scrub_output(o, needles) for o in cell.outputs]
+        return nb, resources
+
+    def _scrub_output(self, output, needles):
+        if output.output_type == "error":
+            output.evalue = _drop_lines(output.evalue, needles)
+            output.traceback = [f"{output.ename}: {output.evalue}"]
+        elif output.output_type == "stream":
+            output.text = _drop_lines(output.text, needles)
+        elif "data" in output:
+            for mime, value in output.data.items():
+                if isinstance(value, str) and not mime.startswith("image/"):
+                    output.data[mime] = _drop_lines(value, needles)
+                elif isinstance(value, list):
+                    output.data[mime] = _drop_lines("".join(value), needles)
+        return output
+
+
+def _drop_lines(text: str, needles: set[str]) -> str:
+    return "".join(REMOVED + ("\n" if line.endswith("\n") else "")
+                   if any(n in line for n in needles) else line
+                   for line in text.splitlines(keepends=True))
