@@ -214,24 +214,15 @@ def expect_untouched(tensor: torch.Tensor, saved: torch.Tensor, name: str = "the
               "Work on a copy (x.clone()) or use an out-of-place operation.")
 
 
-def reject_close(value, wrong: Sequence, name: str = "result", rtol: float = 1e-5,
+def reject_close(value, wrong: Mapping, name: str = "result", rtol: float = 1e-4,
                  atol: float = 1e-6) -> None:
-    """Fail with the misconception when ``value`` is close to a known wrong tensor.
-
-    ``wrong`` is a sequence of (tensor or number, reason). Like ``reject``, it explains a
-    wrong answer without printing the right one; shapes that differ are not compared.
-    """
-    for wrong_value, reason in wrong:
-        if isinstance(value, torch.Tensor) and isinstance(wrong_value, torch.Tensor):
-            if value.shape != wrong_value.shape:
-                continue
-            close = torch.allclose(value.detach().to(torch.float64),
-                                   wrong_value.detach().to(torch.float64), rtol=rtol, atol=atol)
-        else:
-            try:
-                close = math.isclose(float(value), float(wrong_value), rel_tol=rtol,
-                                     abs_tol=atol)
-            except (TypeError, ValueError):
-                continue
-        if close:
+    """Like ``reject`` for floating-point answers: a value within tolerance of a known
+    wrong one fails with its misconception (different op orders round differently)."""
+    try:
+        got = torch.as_tensor(value, dtype=torch.float64)
+    except (TypeError, ValueError, RuntimeError):
+        return
+    for wrong_value, reason in wrong.items():
+        bad = torch.as_tensor(wrong_value, dtype=torch.float64)
+        if got.shape == bad.shape and torch.allclose(got, bad, rtol=rtol, atol=atol):
             _fail(f"{name} is not right. {reason}")
