@@ -65,7 +65,7 @@ def execute(nb, workdir: Path, limits: Limits = Limits(), sandbox: bool = True) 
     seconds = time.monotonic() - started
     outcome = classify(result, stderr, killed, limits, seconds)
     if outcome.notebook is not None:
-        outcome.findings = check.findings(outcome.notebook) if outcome.status == "ok" else []
+        outcome.findings = check.findings(outcome.notebook)
         outcome.notebook = tamper.strip(outcome.notebook)
     return outcome
 

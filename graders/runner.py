@@ -153,8 +153,12 @@ async def run(spec: dict) -> dict:
                 remaining = deadline - time.monotonic()
                 limit = "cell" if remaining > float(limits["cell_timeout_s"]) else "notebook"
                 client.timeout = max(1, int(min(float(limits["cell_timeout_s"]), remaining)))
+                canary = "graders_canary" in cell.metadata  # see graders.tamper
                 try:
-                    await client.async_execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
+                    await client.async_execute_cell(cell, index, store_history=not canary,
+                                                    execution_count=client.code_cells_executed + 1)
+                    if canary:
+                        cell.metadata["graders_ran"] = True  # reached: its verdict must be there
                 except CellTimeoutError:
                     result.update(status="timeout", cell=index, detail=limit)
                     break
