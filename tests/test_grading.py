@@ -176,3 +176,35 @@ def test_parallel_grades_equal_sequential_nbgrader(graded, tmp_path):
         assert api.autograde("tiny", student, force=True, create=True)["success"]
     ours = {k: v for k, v in gc.scores(course).items() if k[0] in PARITY and k[1] == "tiny"}
     assert ours == gc.scores(plain)
+
+
+def test_sigkill_mid_batch_then_resume(tmp_path):
+    import signal
+    import time
+    course = tmp_path / "course"
+    _, release = gc.release(course, {"tiny": gc.build("tiny", gc.TINY)})["tiny"]
+    ref = gc.answers(release, **{"tiny-add": "def add(a, b):\n    return a + b",
+                                 "tiny-mul": "def mul(a, b):\n    return a * b"})
+    students = [f"s{k}" for k in range(4)]
+    for student in students:
+        gc.submit(course, student, "tiny", ref)
+    args = [str(COURSE_BIN), "autograde", "--course-dir", str(course), "--workers", "1", *_sandbox_flags()]
+    status_file = course / "grading_status.json"
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not status_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert status_file.exists(), "the first submission never finished"
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # the run and its workers, all at once
+        process.wait()
+    graded_before = json.loads(status_file.read_text())
+    assert 0 < len(graded_before) < len(students), "kill came too late to test a resume"
+    ran = run_course("autograde", "--course-dir", str(course), "--workers", "2", *_sandbox_flags(), cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    records = json.loads(status_file.read_text())
+    assert {k: (r["status"], r["score"]) for k, r in records.items()} == {f"{s}/tiny": ("ok", 5.0) for s in students}
+    rows = gc.gradebook_rows(course)
+    assert len(rows) == len({(r[0], r[2]) for r in rows}) == 2 * len(students)  # no duplicates
+    assert {(r[2], r[4]) for r in rows} == {("tiny-add-test", 2.0), ("tiny-mul-test", 3.0)}
