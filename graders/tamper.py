@@ -7,7 +7,7 @@ interpreter as the tests — so we *detect* after execution (graders/THREATS.md)
   cells rely on: builtins, the comparison functions of torch and numpy, every function of
   ``helpers.checks`` (object, code, defaults), IPython's traceback/run machinery and hooks,
   sys.excepthook/stdout/stderr;
-- an **integrity canary** after every test cell and at the end compares the live objects
+- an **integrity canary** before and after every test cell and at the end compares the live objects
   with those references (and flags user names that shadow builtins or modules the tests
   use) and reports through the *captured* stdout, tagged with a per-run random nonce;
 - a **must-fail canary** at the end runs a check that has to fail; if its cell ends
@@ -175,10 +175,14 @@ class Check:
 
 
 def _after(nb, index) -> str:
+    """Where a canary stood: before/after which test cell, or at the end."""
+    following = nb.cells[index + 1] if index + 1 < len(nb.cells) else None
+    if following is not None and is_test_cell(following):
+        return f"before {following.metadata['nbgrader'].get('grade_id')}"
     for cell in reversed(nb.cells[:index]):
         if CANARY_KEY not in cell.get("metadata", {}):
             grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-            return f"after {grade_id}" if grade_id else "at the end"
+            return f"after {grade_id}" if grade_id and is_test_cell(cell) else "at the end"
     return "at the start"
 
 
@@ -229,6 +233,9 @@ def instrument(nb):
     verify = f"_graders_verify_{nonce}()\n"
     cells = []
     for cell in nb.cells:
+        # before: a patch that restores itself when first used is still in place here
+        if is_test_cell(cell):
+            cells.append(_canary("integrity", verify))
         cells.append(cell)
         if is_test_cell(cell):
             cells.append(_canary("integrity", verify))
@@ -245,4 +252,13 @@ def strip(nb):
     """The executed notebook without the grader's canaries."""
     nb = nbformat.from_dict(nb)
     nb.cells = [c for c in nb.cells if CANARY_KEY not in c.get("metadata", {})]
+    # the kernel counted the canaries too: number the student's cells as a plain run would
+    count = 0
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.get("execution_count") is not None:
+            count += 1
+            cell.execution_count = count
+            for out in cell.get("outputs", []):
+                if out.get("output_type") == "execute_result":
+                    out["execution_count"] = count
     return nb

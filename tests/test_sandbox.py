@@ -1,0 +1,314 @@
+"""Hostile submissions through graders.execution.execute: contained, reported, honest ones exact.
+
+Every hostile program bounds its own damage (bytes, processes, seconds), so running these
+tests is safe even where containment fails. Tests that need bubblewrap skip outside CI
+when it is missing and fail under CI=true.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import uuid
+from pathlib import Path
+
+import nbformat
+import psutil
+import pytest
+from conftest import require_program
+from nbclient import NotebookClient
+
+from graders import sandbox as sb
+from graders.execution import Limits, execute
+
+REPO = Path(__file__).resolve().parent.parent
+FAST = Limits(memory_mb=2048, cell_timeout_s=60, notebook_timeout_s=180, max_processes=64,
+              max_output_chars=10_000)
+
+
+@pytest.fixture(autouse=True)
+def bwrap():
+    require_program("bwrap", "bubblewrap")
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    path = tmp_path / "scratch"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_behind():
+    """After each test: none of our children (bwrap, runner, kernel) and no process of this
+    grading process's submission uid (an orphan escaping the tree) is alive. Other gradings
+    on the same machine have other uids and are not ours to judge."""
+    yield
+    me = psutil.Process()
+    uid = sb.submission_uid()
+    leftovers = [(p.pid, " ".join(p.cmdline())[:100]) for p in me.children(recursive=True)
+                 if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    for proc in psutil.process_iter(["pid", "uids", "cmdline"]):
+        if uid is not None and proc.info["uids"] and proc.info["uids"].real == uid:
+            leftovers.append((proc.info["pid"], " ".join(proc.info["cmdline"] or [])[:100]))
+    assert not leftovers, leftovers
+
+
+def code(source: str, test_id: str | None = None):
+    cell = nbformat.v4.new_code_cell(source)
+    if test_id:
+        cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True,
+                                     "grade_id": test_id, "points": 1, "schema_version": 3}
+    return cell
+
+
+def notebook(*sources) -> nbformat.NotebookNode:
+    return nbformat.v4.new_notebook(cells=[code(s) if isinstance(s, str) else s for s in sources])
+
+
+def texts(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+
+
+def run(nb, workdir, limits=FAST):
+    return execute(nb, workdir, limits, sandbox=True)
+
+
+# --- honest ------------------------------------------------------------------------------
+
+HONEST = notebook(
+    "import torch\nx = torch.arange(6.).reshape(2, 3)\nprint(x.sum(dim=0))",
+    "x.T",
+    "from IPython.display import display, Markdown\ndisplay(Markdown('**hi**'))",
+    "import sys\nprint('to stderr', file=sys.stderr)",
+    "1 / 0",
+    code("assert x.shape == (2, 3)", test_id="shape-test"),
+    "open('answer.txt', 'w').write('42')\nprint(open('answer.txt').read())",
+)
+
+
+def _normalized(nb):
+    return [(c.get("execution_count"), [
+        {k: v for k, v in o.items() if k != "traceback"} for o in c.get("outputs", [])])
+        for c in nb.cells]
+
+
+def test_honest_notebook_executes_exactly_as_plain_nbclient(workdir, tmp_path):
+    plain_dir = tmp_path / "plain"
+    plain_dir.mkdir()
+    expected = NotebookClient(nbformat.from_dict(HONEST), allow_errors=True, kernel_name="python3",
+                              resources={"metadata": {"path": str(plain_dir)}}).execute()
+    outcome = run(HONEST, workdir)
+    assert outcome.status == "ok", outcome.reason
+    assert outcome.findings == []
+    assert len(outcome.notebook.cells) == len(HONEST.cells)  # canaries stripped
+    assert _normalized(outcome.notebook) == _normalized(expected)
+    assert (workdir / "answer.txt").read_text() == "42"
+    assert os.stat(workdir / "answer.txt").st_uid == os.stat(workdir).st_uid  # handed back
+
+
+# --- time, memory, crashes -----------------------------------------------------------------
+
+def test_endless_loop_is_a_timeout_naming_the_cell(workdir):
+    limits = Limits(cell_timeout_s=3, notebook_timeout_s=60)
+    outcome = run(notebook("print('start')", "while True:\n    pass", "print('never')"), workdir, limits)
+    assert outcome.status == "timeout"
+    assert "cell #2" in outcome.reason and "per-cell limit of 3 s" in outcome.reason
+    assert texts(outcome.notebook.cells[0]) == "start\n"
+
+
+def test_notebook_limit_is_a_timeout_naming_the_limit(workdir):
+    limits = Limits(cell_timeout_s=30, notebook_timeout_s=12)
+    sleepy = "import time\ntime.sleep(4)"
+    outcome = run(notebook(sleepy, sleepy, sleepy, sleepy, sleepy), workdir, limits)
+    assert outcome.status == "timeout"
+    assert "total limit of 12 s" in outcome.reason
+
+
+def test_memory_bomb_is_memory(workdir):
+    # 3 GiB at most, above the 2 GiB limit: bounded even without RLIMIT_AS
+    outcome = run(notebook("x = bytearray(3 * 2**30)", "print('after')"), workdir)
+    assert outcome.status == "memory", outcome.reason
+    assert "cell #1" in outcome.reason and "2048 MiB" in outcome.reason
+
+
+def test_os_exit_is_a_crash_naming_the_cell(workdir):
+    outcome = run(notebook("print(1)", "import os\nos._exit(3)", "print(2)"), workdir)
+    assert outcome.status == "crashed"
+    assert "cell #2" in outcome.reason and "code 3" in outcome.reason
+
+
+def test_segfault_is_a_crash_naming_the_signal(workdir):
+    outcome = run(notebook("import ctypes\nctypes.string_at(0)"), workdir)
+    assert outcome.status == "crashed"
+    assert "cell #1" in outcome.reason and "SIGSEGV" in outcome.reason
+
+
+def test_fork_bomb_is_bounded_by_the_process_limit(workdir):
+    bomb = ("import os, time\nn, err = 0, None\n"
+            "for i in range(300):\n"
+            "    try:\n        pid = os.fork()\n"
+            "    except OSError as e:\n        err = e.errno; break\n"
+            "    if pid == 0:\n        time.sleep(5); os._exit(0)\n"
+            "    n += 1\nprint(n, err)")
+    outcome = run(notebook(bomb), workdir)
+    assert outcome.status == "ok", outcome.reason
+    started, err = texts(outcome.notebook.cells[0]).split()
+    assert int(started) < FAST.max_processes and err == "11"  # EAGAIN
+    # the sleeping children died with the sandbox: the autouse fixture checks
+
+
+# --- network and files -----------------------------------------------------------------------
+
+def test_host_loopback_is_unreachable(workdir):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(1)
+    port = listener.getsockname()[1]
+    received = []
+
+    def accept():
+        try:
+            conn, _ = listener.accept()
+            received.append(conn.recv(100))
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=accept)
+    thread.start()
+    probe = (f"import socket\ns = socket.socket(); s.settimeout(2)\n"
+             f"try:\n    s.connect(('127.0.0.1', {port})); s.sendall(b'leak'); print('connected')\n"
+             f"except OSError as e:\n    print('refused')")
+    outcome = run(notebook(probe), workdir)
+    thread.join()
+    listener.close()
+    assert texts(outcome.notebook.cells[0]) == "refused\n"
+    assert received == []
+
+
+def test_nothing_outside_the_scratch_copy_is_visible_or_writable(workdir, tmp_path):
+    course = tmp_path / "course"
+    (course / "source" / "a").mkdir(parents=True)
+    (course / "source" / "a" / "a.ipynb").write_text("SECRET-SOURCE")
+    (course / "submitted" / "other" / "a").mkdir(parents=True)
+    (course / "submitted" / "other" / "a" / "a.ipynb").write_text("OTHER-STUDENT")
+    (course / "gradebook.db").write_text("GRADEBOOK")
+    mark = uuid.uuid4().hex
+    targets = [course / "gradebook.db", course / "source" / "a" / "a.ipynb",
+               course / "submitted" / "other" / "a" / "a.ipynb", course / f"new-{mark}",
+               REPO / f"new-{mark}", REPO / "helpers" / f"new-{mark}",
+               Path("/tmp") / f"host-{mark}", Path.home() / f"home-{mark}"]
+    probe = ("import json\nresult = {}\n"
+             f"for path in {[str(t) for t in targets]!r}:\n"
+             "    try:\n        result[path + ' read'] = open(path).read()[:20]\n"
+             "    except OSError as e:\n        result[path + ' read'] = type(e).__name__\n"
+             "    try:\n        open(path, 'a').write('pwned')\n        result[path + ' write'] = 'written'\n"
+             "    except OSError as e:\n        result[path + ' write'] = type(e).__name__\n"
+             "import os\nresult['repo'] = sorted(os.listdir('" + str(REPO) + "'))\n"
+             "result['env'] = sorted(os.environ)\nprint(json.dumps(result))")
+    outcome = run(notebook(probe), workdir)
+    assert outcome.status == "ok", outcome.reason
+    import json
+    result = json.loads(texts(outcome.notebook.cells[0]))
+    for path in targets:
+        assert result[f"{path} read"] in ("FileNotFoundError", "PermissionError"), (path, result)
+        if path.parent != Path("/tmp"):  # /tmp inside is the sandbox's own tmpfs
+            assert result[f"{path} write"] != "written", path
+    assert result["repo"] == sorted(p.name for p in sb.package_paths() + [Path(os.sys.prefix)]
+                                    if p.parent == REPO)
+    assert not any("TOKEN" in name or "KEY" in name for name in result["env"])
+    # the host is untouched
+    assert (course / "gradebook.db").read_text() == "GRADEBOOK"
+    assert (course / "source" / "a" / "a.ipynb").read_text() == "SECRET-SOURCE"
+    for path in targets:
+        assert not path.name.startswith(("new-", "host-", "home-")) or not path.exists()
+
+
+def test_output_flood_is_cut_with_a_note(workdir):
+    # 64 MB printed in 1 MB pieces; the client keeps 10 000 characters
+    flood = "import sys\nfor _ in range(64):\n    sys.stdout.write('x' * 2**20)\nprint('done')"
+    outcome = run(notebook(flood, "print('next cell')"), workdir)
+    assert outcome.status == "ok", outcome.reason
+    kept = texts(outcome.notebook.cells[0])
+    assert len(kept) < FAST.max_output_chars + 200
+    assert "output cut by the grader" in kept
+    assert texts(outcome.notebook.cells[1]) == "next cell\n"
+
+
+# --- tampering -------------------------------------------------------------------------------
+
+SETUP = "import torch, numpy as np\nfrom helpers import checks\nx = torch.tensor([1., 2.])"
+TEST = code("checks.expect_close(x, torch.tensor([5., 6.]))\n"
+            "assert torch.allclose(x, torch.tensor([5., 6.]))\n"
+            "assert torch.equal(x, torch.tensor([5., 6.]))\n"
+            "np.testing.assert_allclose(x.numpy(), [5., 6.])", test_id="close-test")
+
+TAMPERING = {
+    "comparisons": (
+        "torch.allclose = lambda *a, **k: True\ntorch.equal = lambda *a, **k: True\n"
+        "np.testing.assert_allclose = lambda *a, **k: None",
+        ["torch.allclose was replaced", "torch.equal was replaced",
+         "numpy.testing.assert_allclose was replaced"]),
+    "checks": (
+        "checks.expect_close = lambda *a, **k: None\n"
+        "checks.expect_equal.__code__ = (lambda *a, **k: None).__code__",
+        ["helpers.checks.expect_close was replaced", "helpers.checks.expect_equal was modified",
+         "a check that must fail did not fail"]),
+    "builtins": (
+        "import builtins\n_i = builtins.isinstance\nbuiltins.isinstance = lambda o, t: _i(o, t)\n"
+        "builtins.print = lambda *a, **k: None\nAssertionError = ZeroDivisionError",
+        ["builtins.isinstance was replaced", "builtins.print was replaced",
+         "the name AssertionError was rebound"]),
+    "hooks": (
+        "import sys\nip = get_ipython()\nip.set_custom_exc((Exception,), lambda *a, **k: None)\n"
+        "sys.excepthook = lambda *a: None\n"
+        "type(ip).showtraceback = lambda *a, **k: None",
+        # ipykernel reinstalls its own sys.excepthook per execution: that one cannot stick
+        ["custom exception handler", "IPython's showtraceback"]),
+    "rewriting": (
+        "import ast\nclass Swallow(ast.NodeTransformer):\n"
+        "    def visit_Module(self, node):\n"
+        "        body = ast.Try(body=node.body or [ast.Pass()], handlers=[ast.ExceptHandler(\n"
+        "            type=None, name=None, body=[ast.Pass()])], orelse=[], finalbody=[])\n"
+        "        return ast.fix_missing_locations(ast.Module(body=[body], type_ignores=[]))\n"
+        "get_ipython().ast_transformers.append(Swallow())",
+        ["ast_transformers were changed"]),
+    "self-restoring": (
+        "_real = torch.allclose\n"
+        "def _once(*a, **k):\n    torch.allclose = _real\n    return True\n"
+        "torch.allclose = _once",
+        ["torch.allclose was replaced (before close-test)"]),
+    "module-name": (
+        "class _Fake:\n    def __getattr__(self, name):\n        return lambda *a, **k: True\n"
+        "torch = _Fake()",
+        ["the name torch no longer refers to the module torch"]),
+}
+
+
+@pytest.mark.parametrize("form", list(TAMPERING))
+def test_tampering_is_found(form, workdir):
+    attack, expected = TAMPERING[form]
+    outcome = run(notebook(SETUP, attack, TEST), workdir)
+    found = "\n".join(outcome.findings)
+    for phrase in expected:
+        assert phrase in found, (phrase, outcome.findings, outcome.status, outcome.reason)
+    assert len(outcome.notebook.cells) == 3  # canaries stripped
+
+
+def test_edited_or_duplicated_test_cells_are_found(workdir):
+    from nbgrader.utils import compute_checksum
+    locked = code("assert x.sum() == 11", test_id="sum-test")
+    locked.metadata["nbgrader"]["checksum"] = compute_checksum(locked)
+    locked.source = "pass"  # edited after the checksum was recorded
+    twin = code("pass", test_id="sum-test")
+    outcome = run(notebook(SETUP, locked, twin), workdir)
+    assert "the locked cell sum-test was edited" in outcome.findings
+    assert "cell id sum-test appears more than once" in outcome.findings
+
+
+def test_missing_bwrap_names_the_package(monkeypatch, workdir):
+    monkeypatch.setattr(sb.shutil, "which", lambda name: None)
+    with pytest.raises(sb.SandboxUnavailable, match="bubblewrap"):
+        execute(notebook("print(1)"), workdir, FAST, sandbox=True)
