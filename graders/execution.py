@@ -40,6 +40,20 @@ class Outcome:
     findings: list[str] = field(default_factory=list)  # tampering detected after execution
 
 
+def course_limits(course_dir: Path, **overrides) -> Limits:
+    """Limits from DIR/nbgrader_config.py (``c.Limits.memory_mb = 4096`` …), then ``overrides``
+    (the command line's flags, None meaning "not given"), then the defaults above."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    values = {}
+    config_file = Path(course_dir) / "nbgrader_config.py"
+    if config_file.exists():
+        section = PyFileConfigLoader(config_file.name, str(config_file.parent)).load_config().get("Limits", {})
+        values = {k: v for k, v in section.items() if k in Limits.__dataclass_fields__}
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return Limits(**values)
+
+
 def execute(nb, workdir: Path, limits: Limits = Limits(), sandbox: bool = True) -> Outcome:
     """Execute ``nb`` with ``workdir`` (a private scratch copy) as its only writable place.
 

@@ -211,6 +211,7 @@ def main(argv=None) -> int:
     parser.add_argument("--result-fd", type=int, required=True)
     parser.add_argument("--drop-to", type=int, help="uid (and gid) to become first: see graders.sandbox")
     args = parser.parse_args(argv)
+    os.set_inheritable(args.result_fd, False)  # the kernel must not get the result pipe
     if args.drop_to is not None:
         os.setgroups([])
         os.setgid(args.drop_to)

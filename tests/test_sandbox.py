@@ -312,3 +312,11 @@ def test_missing_bwrap_names_the_package(monkeypatch, workdir):
     monkeypatch.setattr(sb.shutil, "which", lambda name: None)
     with pytest.raises(sb.SandboxUnavailable, match="bubblewrap"):
         execute(notebook("print(1)"), workdir, FAST, sandbox=True)
+
+
+def test_limits_come_from_the_course_config_then_flags(tmp_path):
+    from graders.execution import course_limits
+    (tmp_path / "nbgrader_config.py").write_text(
+        "c = get_config()\nc.Limits.memory_mb = 1000\nc.Limits.cell_timeout_s = 5\n")
+    limits = course_limits(tmp_path, cell_timeout_s=7, max_processes=None)
+    assert (limits.memory_mb, limits.cell_timeout_s, limits.max_processes) == (1000, 7, 64)
