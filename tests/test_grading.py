@@ -22,7 +22,7 @@ from graders import coursedir
 from graders.autograde import autograde
 
 COURSE_BIN = Path(sys.executable).parent / "course"
-LIMITS = ["--cell-timeout", "8", "--notebook-timeout", "60", "--memory-mb", "1024"]
+LIMITS = ["--cell-timeout", "8", "--notebook-timeout", "60"]  # memory: the 2 GiB default
 
 
 def _sandbox_flags() -> list[str]:
@@ -97,7 +97,7 @@ def test_every_status_with_score_and_reason(graded):
     records = json.loads((course / "grading_status.json").read_text())
     status = {key: r["status"] for key, r in records.items()}
     expected = {"ref/tiny": "ok", "blank/tiny": "ok", "wrong/tiny": "ok", "leak/tiny": "ok",
-                "deleted/tiny": "ok", "badmeta/tiny": "invalid", "broken/tiny": "invalid",
+                "deleted/tiny": "invalid", "badmeta/tiny": "invalid", "broken/tiny": "invalid",
                 "misnamed/tiny": "missing", "slow/tiny": "timeout", "dies/tiny": "crashed",
                 "greedy/tiny": "memory", "ref/warny": "ok", "blank/warny": "missing"}
     assert {k: status[k] for k in expected} == expected
@@ -105,7 +105,7 @@ def test_every_status_with_score_and_reason(graded):
     assert set(records) == {f"{s}/{a}" for s in students for a in ("tiny", "warny")}
     score = {key: (r["score"], r["max_score"]) for key, r in records.items()}
     assert score["ref/tiny"] == (5, 5) and score["blank/tiny"] == (0, 5)
-    assert score["wrong/tiny"] == (2, 5) and score["deleted/tiny"] == (5, 5)
+    assert score["wrong/tiny"] == (2, 5) and score["deleted/tiny"] == (0, 5)  # DESIGN: deleted cells are invalid
     assert score["leak/tiny"] == (3, 5)
     for key in ("badmeta/tiny", "broken/tiny", "misnamed/tiny", "slow/tiny", "dies/tiny"):
         assert score[key][0] <= 2 and records[key]["reason"], (key, records[key])
