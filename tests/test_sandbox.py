@@ -320,3 +320,50 @@ def test_limits_come_from_the_course_config_then_flags(tmp_path):
         "c = get_config()\nc.Limits.memory_mb = 1000\nc.Limits.cell_timeout_s = 5\n")
     limits = course_limits(tmp_path, cell_timeout_s=7, max_processes=None)
     assert (limits.memory_mb, limits.cell_timeout_s, limits.max_processes) == (1000, 7, 64)
+
+
+# --- a batch through `course autograde` --------------------------------------------------------
+
+SWALLOW = ("import ast\nclass _Swallow(ast.NodeTransformer):\n"
+           "    def visit_Module(self, node):\n"
+           "        body = ast.Try(body=node.body or [ast.Pass()], handlers=[ast.ExceptHandler(\n"
+           "            type=None, name=None, body=[ast.Pass()])], orelse=[], finalbody=[])\n"
+           "        return ast.fix_missing_locations(ast.Module(body=[body], type_ignores=[]))\n"
+           "get_ipython().ast_transformers.append(_Swallow())\n")
+
+
+def test_hostile_and_honest_graded_together_through_course_autograde(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    import grading_course as gc
+    course = tmp_path / "course"
+    _, release = gc.release(course, {"tiny": gc.build("tiny", gc.TINY)})["tiny"]
+    add_ok = "def add(a, b):\n    return a + b"
+    mul_ok, mul_wrong = "def mul(a, b):\n    return a * b", "def mul(a, b):\n    return a + b"
+    snoop = (f"import os\nprint('EXISTS', os.path.exists({str(course)!r}))\ntry:\n    open({str(course / 'gradebook.db')!r}, 'w').write('x')\n"
+             "except OSError:\n    pass\n")
+    gc.submit(course, "honest", "tiny", gc.answers(release, **{"tiny-add": add_ok, "tiny-mul": mul_ok}))
+    gc.submit(course, "wrong", "tiny", gc.answers(release, **{"tiny-add": add_ok, "tiny-mul": mul_wrong}))
+    gc.submit(course, "swallow", "tiny", gc.answers(release, **{"tiny-add": SWALLOW + add_ok,
+                                                                "tiny-mul": mul_wrong}))
+    gc.submit(course, "snoop", "tiny", gc.answers(release, **{"tiny-add": snoop + add_ok, "tiny-mul": mul_ok}))
+    gc.submit(course, "loop", "tiny", gc.answers(release, **{"tiny-add": add_ok,
+                                                             "tiny-mul": "while True:\n    pass"}))
+    gradebook_before = (course / "gradebook.db").read_bytes()
+    ran = subprocess.run([str(Path(sys.executable).parent / "course"), "autograde", "--course-dir",
+                          str(course), "--workers", "2", "--cell-timeout", "5", "--notebook-timeout", "60"],
+                         capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    records = json.loads((course / "grading_status.json").read_text())
+    got = {key.split("/")[0]: (r["status"], r["score"]) for key, r in records.items()}
+    assert got["honest"] == ("ok", 5) and got["wrong"] == ("ok", 2)
+    assert got["snoop"] == ("ok", 5)  # saw nothing, wrote nothing, still graded exactly
+    assert got["swallow"] == ("invalid", 0), records["swallow/tiny"]
+    assert "ast_transformers" in records["swallow/tiny"]["reason"]
+    assert got["loop"][0] == "timeout"
+    assert gradebook_before[:15] == (course / "gradebook.db").read_bytes()[:15] == b"SQLite format 3"
+    snooped = nbformat.read(str(course / "autograded" / "snoop" / "tiny" / "tiny.ipynb"), as_version=4)
+    printed = "".join(texts(c) for c in snooped.cells if c.cell_type == "code")
+    assert "EXISTS False" in printed  # the course directory did not exist inside
