@@ -79,7 +79,10 @@ def execute(nb, workdir: Path, limits: Limits = Limits(), sandbox: bool = True) 
     seconds = time.monotonic() - started
     outcome = classify(result, stderr, killed, limits, seconds)
     if outcome.notebook is not None:
-        outcome.findings = check.findings(outcome.notebook)
+        prologue_error = (result or {}).get("prologue_error")
+        outcome.findings = check.findings(outcome.notebook, integrity=not prologue_error)
+        if prologue_error:
+            outcome.reason += f" (integrity checks unavailable: the grader's prologue failed: {prologue_error})"
         outcome.notebook = tamper.strip(outcome.notebook)
     return outcome
 

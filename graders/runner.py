@@ -146,7 +146,9 @@ async def run(spec: dict) -> dict:
             sampler = asyncio.ensure_future(_sample_memory(kernel_pid, peak))
             if spec.get("prologue"):
                 msg_id = client.kc.execute(spec["prologue"], silent=True, store_history=False)
-                await asyncio.wait_for(client.async_wait_for_reply(msg_id), 60)
+                reply = await asyncio.wait_for(client.async_wait_for_reply(msg_id), 60)
+                if reply and reply["content"]["status"] != "ok":
+                    result["prologue_error"] = f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}"
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
                     continue

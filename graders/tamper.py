@@ -39,18 +39,29 @@ MODULE_NAMES = {"torch": "torch", "np": "numpy", "numpy": "numpy", "checks": "he
 
 PROLOGUE = r'''
 def _graders_prologue(nonce):
-    import builtins, math, sys, numpy, numpy.testing, torch, torch.testing
-    import helpers, helpers.checks as checks
+    import builtins, importlib, math, sys, types
+    missing = types.ModuleType("missing")  # stands in for what cannot be imported here
+
+    def load(name):
+        # a module the kernel cannot import (e.g. torch under a small RLIMIT_AS) cannot be
+        # used by the tests either: watch what exists, never fail the prologue
+        try:
+            return importlib.import_module(name)
+        except BaseException:
+            return missing
+
+    numpy, torch, checks = load("numpy"), load("torch"), load("helpers.checks")
+    load("numpy.testing"), load("torch.testing")
     shell = get_ipython()
     watched = {
         "torch": (torch, ["allclose", "equal", "isclose", "eq", "all", "any", "abs", "max",
                           "sum", "tensor", "as_tensor", "is_tensor"]),
-        "torch.testing": (torch.testing, ["assert_close"]),
-        "torch.Tensor": (torch.Tensor, ["allclose", "equal", "isclose", "eq", "__eq__", "__ne__",
+        "torch.testing": (getattr(torch, "testing", missing), ["assert_close"]),
+        "torch.Tensor": (getattr(torch, "Tensor", missing), ["allclose", "equal", "isclose", "eq", "__eq__", "__ne__",
                                         "all", "any", "item", "tolist", "__bool__", "__float__",
                                         "abs", "max", "sum", "__getitem__", "__len__"]),
         "numpy": (numpy, ["allclose", "array_equal", "isclose", "array", "all", "any", "abs"]),
-        "numpy.testing": (numpy.testing, ["assert_allclose", "assert_array_equal", "assert_equal",
+        "numpy.testing": (getattr(numpy, "testing", missing), ["assert_allclose", "assert_array_equal", "assert_equal",
                                           "assert_almost_equal", "assert_array_almost_equal"]),
         "math": (math, ["isclose"]),
     }
@@ -59,7 +70,7 @@ def _graders_prologue(nonce):
                    "should_run_async", "_run_cell", "ex", "ev"]
     refs = {}
     for label, (owner, names) in watched.items():
-        for name in names:
+        for name in names if owner is not missing else ():
             if hasattr(owner, name):
                 refs[f"{label}.{name}"] = (owner, name, getattr(owner, name))
     for name, value in vars(checks).items():
@@ -158,18 +169,20 @@ class Check:
     prologue: str
     structural: list[str] = field(default_factory=list)
 
-    def findings(self, nb) -> list[str]:
+    def findings(self, nb, integrity: bool = True) -> list[str]:
+        """Findings from the executed ``nb``; ``integrity=False`` when the prologue failed
+        (nothing was captured, so the integrity canaries cannot give a verdict)."""
         found = list(self.structural)
         tag = f"GRADERS-{self.nonce} "
         for index, cell in enumerate(nb.cells):
             kind = cell.get("metadata", {}).get(CANARY_KEY)
             if kind is None or not cell.metadata.get("graders_ran"):
                 continue  # not a canary, or never reached (timeout/crash stopped the run)
-            if kind == "integrity":
+            if kind == "integrity" and integrity:
                 found += _read_integrity(cell, tag, _after(nb, index))
             elif kind == "must-fail":
-                errors = [o for o in cell.outputs if o.get("output_type") == "error"]
-                if not any(o.get("ename") in ("CheckFailed", "AssertionError") for o in errors):
+                # any displayed error will do: failures are visible (checks may not even import)
+                if not any(o.get("output_type") == "error" and o.get("ename") for o in cell.outputs):
                     found.append("a check that must fail did not fail: test failures are being hidden")
         return sorted(set(found), key=found.index)
 

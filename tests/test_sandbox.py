@@ -367,3 +367,10 @@ def test_hostile_and_honest_graded_together_through_course_autograde(tmp_path):
     snooped = nbformat.read(str(course / "autograded" / "snoop" / "tiny" / "tiny.ipynb"), as_version=4)
     printed = "".join(texts(c) for c in snooped.cells if c.cell_type == "code")
     assert "EXISTS False" in printed  # the course directory did not exist inside
+
+
+def test_small_memory_limit_where_torch_cannot_import_is_not_tampering(workdir):
+    # under 1 GiB torch cannot import: the prologue must watch what exists, not cry wolf
+    outcome = run(notebook("print(1)"), workdir, Limits(memory_mb=1024, cell_timeout_s=60))
+    assert outcome.status == "ok", outcome.reason
+    assert outcome.findings == []
