@@ -162,6 +162,10 @@ async def run(spec: dict) -> dict:
                     if canary:
                         cell.metadata["graders_ran"] = True  # reached: its verdict must be there
                 except CellTimeoutError:
+                    # as nbgrader's error_on_timeout: the cell shows an error, so it scores 0
+                    cell.outputs.append(NotebookNode(
+                        output_type="error", ename="CellTimeoutError", evalue="",
+                        traceback=[f"CellTimeoutError: the {limit} time limit was reached"]))
                     result.update(status="timeout", cell=index, detail=limit)
                     break
                 except DeadKernelError:

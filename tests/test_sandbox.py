@@ -116,6 +116,8 @@ def test_endless_loop_is_a_timeout_naming_the_cell(workdir):
     assert outcome.status == "timeout"
     assert "cell #2" in outcome.reason and "per-cell limit of 3 s" in outcome.reason
     assert texts(outcome.notebook.cells[0]) == "start\n"
+    assert "CellTimeoutError" in [o.ename for o in outcome.notebook.cells[1].outputs
+                                  if o.output_type == "error"]  # scores 0, as under nbgrader
 
 
 def test_notebook_limit_is_a_timeout_naming_the_limit(workdir):
