@@ -700,9 +700,5 @@ print("fix:", (param * 2).detach().cpu().numpy())
 # - Trailing underscores write in place; `from_numpy`/`.numpy()` share memory;
 #   `.detach().cpu().numpy()` works for any tensor; pick the device once.
 #
-# *Measured by `benchmarks/` on the course's 2-core CPU machine (not re-run by this page):
-# the whole notebook executes in about 6 s; an explorer update (model + draw) takes a median
-# of about 35 ms for the stride explorer and 27 ms for the broadcasting explorer.*
-#
 # **Next:** 02_autograd shows what PyTorch records when tensors flow through operations,
 # and how `.backward()` turns that record into gradients.
