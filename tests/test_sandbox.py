@@ -128,9 +128,11 @@ def test_notebook_limit_is_a_timeout_naming_the_limit(workdir):
     assert "total limit of 12 s" in outcome.reason
 
 
-def test_memory_bomb_is_memory(workdir):
+@pytest.mark.parametrize("bomb", ["x = bytearray(3 * 2**30)",
+                                  "import torch\nx = torch.ones(3 * 2**30, dtype=torch.uint8)"])
+def test_memory_bomb_is_memory(bomb, workdir):
     # 3 GiB at most, above the 2 GiB limit: bounded even without RLIMIT_AS
-    outcome = run(notebook("x = bytearray(3 * 2**30)", "print('after')"), workdir)
+    outcome = run(notebook(bomb, "print('after')"), workdir)
     assert outcome.status == "memory", outcome.reason
     assert "cell #1" in outcome.reason and "2048 MiB" in outcome.reason
 
@@ -376,3 +378,13 @@ def test_small_memory_limit_where_torch_cannot_import_is_not_tampering(workdir):
     outcome = run(notebook("print(1)"), workdir, Limits(memory_mb=1024, cell_timeout_s=60))
     assert outcome.status == "ok", outcome.reason
     assert outcome.findings == []
+
+
+def test_without_sandbox_the_same_statuses_and_nothing_left(workdir):
+    outcome = execute(notebook("print(1)", "import subprocess\nsubprocess.Popen(['sleep', '30'])",
+                               "while True:\n    pass"),
+                      workdir, Limits(cell_timeout_s=5, notebook_timeout_s=60), sandbox=False)
+    assert outcome.status == "timeout" and "cell #3" in outcome.reason
+    assert texts(outcome.notebook.cells[0]) == "1\n"
+    # the sleep started by the submission is in the kernel's session, killed with it
+    assert not [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "30"]]
