@@ -261,7 +261,7 @@ TAMPERING = {
         ["helpers.checks.expect_close was replaced", "helpers.checks.expect_equal was modified",
          "a check that must fail did not fail"]),
     "builtins": (
-        "import builtins\n_i = builtins.isinstance\nbuiltins.isinstance = lambda o, t: _i(o, t)\n"
+        "import builtins, functools\nbuiltins.isinstance = functools.partial(builtins.isinstance)\n"
         "builtins.print = lambda *a, **k: None\nAssertionError = ZeroDivisionError",
         ["builtins.isinstance was replaced", "builtins.print was replaced",
          "the name AssertionError was rebound"]),
