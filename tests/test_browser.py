@@ -210,16 +210,27 @@ def image_src(explorer) -> str:
 
 
 def nudge(page, explorer, before: str) -> str | None:
-    """Change controls one at a time until the figure's src changes; return what worked."""
-    def changed(timeout=NUDGE_MS) -> bool:
+    """Change controls one at a time until the figure's src changes; return what worked.
+
+    Some settings are impossible (the instrument then shows a message in place of the
+    figure), so a change that does not redraw is undone before the next control is tried.
+    """
+    state = {"before": before}
+
+    def changed() -> bool:
         try:
             page.wait_for_function("([el, before]) => { const img = el.querySelector('img');"
                                    " return img && img.src && img.src !== before"
                                    " && img.offsetParent !== null; }",
-                                   arg=[explorer.element_handle(), before], timeout=timeout)
+                                   arg=[explorer.element_handle(), state["before"]], timeout=NUDGE_MS)
             return True
-        except Exception:  # playwright's TimeoutError: this control did not redraw
+        except Exception:  # playwright's TimeoutError: this setting did not redraw
             return False
+
+    def undone(restore) -> None:
+        restore()
+        changed()  # the original setting draws again (a new src)
+        state["before"] = image_src(explorer)
 
     for handle in explorer.locator(".noUi-handle").all():
         for key in ("ArrowRight", "ArrowLeft"):
@@ -227,8 +238,6 @@ def nudge(page, explorer, before: str) -> str | None:
             handle.press(key)
             if changed():
                 return f"slider {key}"
-    # Dropdowns: some options are impossible settings (the instrument then shows a
-    # message instead of a figure), so walk the options until one redraws.
     for select in explorer.locator("select").all():
         current = select.input_value()
         for option in select.locator("option").all():
@@ -238,6 +247,7 @@ def nudge(page, explorer, before: str) -> str | None:
             select.select_option(value=value)
             if changed():
                 return f"dropdown -> {option.inner_text()!r}"
+            undone(lambda: select.select_option(value=current))
     for button in explorer.locator(".widget-toggle-button:not(.mod-active)").all()[:1]:
         button.click()
         if changed():
@@ -246,12 +256,20 @@ def nudge(page, explorer, before: str) -> str | None:
         checkbox.click()
         if changed():
             return "checkbox"
-    for box in explorer.locator("input[type=number]").all()[:1]:
-        value = box.input_value()
-        box.fill(str(int(float(value or 0)) + 1))
-        box.press("Enter")
-        if changed():
-            return "number box"
+    for box in explorer.locator("input[type=text], input[type=number]").all():
+        current = box.input_value()
+        for candidate in dict.fromkeys([re.sub(r"\d+", "0", current), re.sub(r"\d+", "1", current)]):
+            if candidate == current or not candidate:
+                continue
+            box.fill(candidate)
+            box.press("Enter")
+            if changed():
+                return f"text {current!r} -> {candidate!r}"
+
+            def restore(box=box, current=current):
+                box.fill(current)
+                box.press("Enter")
+            undone(restore)
     return None
 
 
@@ -279,6 +297,7 @@ def test_notebook_runs_and_instruments_respond(lab, stem):
                                    arg=explorer.element_handle(), timeout=UPDATE_MS)
             how = nudge(page, explorer, image_src(explorer))
             assert how, f"{stem}: instrument {index} did not redraw its figure after any control changed"
+            print(f"{stem}: instrument {index} redrew after {how}")
 
         if expected:
             explorers.first.scroll_into_view_if_needed()
