@@ -13,10 +13,12 @@ loses at most the submissions in flight, which the next run grades again.
 
 from __future__ import annotations
 
+import getpass
 import logging
 import multiprocessing
 import os
 import shutil
+import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -31,6 +33,7 @@ from tqdm import tqdm
 from . import autograde_worker, coursedir
 from .autograde_finish import FinishAutograde
 from .execution import Limits, Outcome
+from .sandbox import SandboxUnavailable, require_bwrap
 from .status import Record, StatusStore, fingerprint
 
 
@@ -168,6 +171,7 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
               progress: bool = True) -> list[Record]:
     """Grade every submission of ``assignments``; return one Record per (student, assignment)."""
     course_dir = coursedir.ensure_course_dir(course_dir)
+    _check_sandbox(sandbox)
     jobs = find_jobs(course_dir, course_assignments(course_dir, assignments))
     grader = Grader(course_dir, limits, sandbox)
     records: dict[str, Record] = {}
@@ -192,6 +196,9 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
                     except BrokenProcessPool:
                         outcome = Outcome("crashed", "the grading worker process died",
                                           time.monotonic() - started)
+                    except Exception as error:  # a grader bug must not end the batch either
+                        outcome = Outcome("crashed", f"the grader failed on it: {type(error).__name__}: "
+                                          f"{_first_line(error)}", time.monotonic() - started)
                     records[job.key] = grader.finish(job, outcome)
                     bar.update()
 
@@ -211,6 +218,19 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
         bar.close()
         grader.close()
     return [records[job.key] for job in jobs]
+
+
+def _check_sandbox(sandbox: bool) -> None:
+    """Refuse to run untrusted code unconfined unless asked to, and say so on every such run."""
+    if sandbox:
+        try:
+            require_bwrap()
+        except SandboxUnavailable as error:
+            raise SystemExit(f"course autograde: {error}") from None
+    else:
+        print("WARNING: --no-sandbox: student code runs unconfined, as "
+              f"{getpass.getuser()}, with access to this machine's files and network.",
+              file=sys.stderr)
 
 
 def _first_line(error: Exception) -> str:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from . import coursedir
-from .execution import Limits
+from .execution import Limits, course_limits
 
 
 def _add_common(parser: argparse.ArgumentParser, assignments: bool = True) -> None:
@@ -28,12 +28,16 @@ def _add_autograde(commands) -> None:
     parser.add_argument("--no-sandbox", dest="sandbox", action="store_false",
                         help="execute without bubblewrap (trusted submissions only)")
     parser.add_argument("--force", action="store_true", help="regrade submissions already graded")
-    parser.add_argument("--memory-mb", type=int, default=defaults.memory_mb)
-    parser.add_argument("--cell-timeout", type=float, default=defaults.cell_timeout_s, metavar="S")
-    parser.add_argument("--notebook-timeout", type=float, default=defaults.notebook_timeout_s, metavar="S")
-    parser.add_argument("--max-processes", type=int, default=defaults.max_processes)
-    parser.add_argument("--max-output-chars", type=int, default=defaults.max_output_chars)
-
+    # Limits: flags win over c.Limits.* in DIR/nbgrader_config.py, which wins over the defaults.
+    parser.add_argument("--memory-mb", type=int, help=f"per submission (default {defaults.memory_mb})")
+    parser.add_argument("--cell-timeout", type=float, metavar="S",
+                        help=f"seconds per cell (default {defaults.cell_timeout_s:g})")
+    parser.add_argument("--notebook-timeout", type=float, metavar="S",
+                        help=f"seconds per notebook (default {defaults.notebook_timeout_s:g})")
+    parser.add_argument("--max-processes", type=int,
+                        help=f"processes and threads (default {defaults.max_processes})")
+    parser.add_argument("--max-output-chars", type=int,
+                        help=f"output kept per cell (default {defaults.max_output_chars})")
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="course", description=__doc__)
@@ -58,8 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "autograde":
         from .autograde import autograde
         from .status import table
-        limits = Limits(args.memory_mb, args.cell_timeout, args.notebook_timeout,
-                        args.max_processes, args.max_output_chars)
+        limits = course_limits(args.course_dir, memory_mb=args.memory_mb,
+                               cell_timeout_s=args.cell_timeout,
+                               notebook_timeout_s=args.notebook_timeout,
+                               max_processes=args.max_processes,
+                               max_output_chars=args.max_output_chars)
         records = autograde(args.course_dir, args.assignments, workers=args.workers,
                             sandbox=args.sandbox, limits=limits, force=args.force)
         print(table(records))

@@ -25,6 +25,12 @@ c.CourseDirectory.root = __file__.rsplit("/", 1)[0]
 # Notebooks that train small models need more than nbgrader's 30 s per cell.
 c.ExecutePreprocessor.timeout = 120
 c.Execute.timeout = 120
+# Limits of `course autograde` per submission (flags of the same name override these):
+# c.Limits.memory_mb = 2048
+# c.Limits.cell_timeout_s = 120
+# c.Limits.notebook_timeout_s = 600
+# c.Limits.max_processes = 64
+# c.Limits.max_output_chars = 100000
 '''
 
 

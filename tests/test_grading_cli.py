@@ -1,0 +1,37 @@
+"""`course autograde` refuses to run unconfined unless told to, and limits come from the course."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from graders.execution import Limits, course_limits
+
+COURSE = Path(sys.executable).parent / "course"
+
+
+def run_course(args, path: str):
+    return subprocess.run([str(COURSE), *args], capture_output=True, text=True,
+                          env={"PATH": path, "HOME": "/tmp"}, timeout=120)
+
+
+def test_missing_bwrap_refuses_and_names_the_package(tmp_path):
+    # PATH without /usr/bin: bwrap cannot be found, as on a machine without the package
+    done = run_course(["autograde", "--course-dir", str(tmp_path)], path=str(COURSE.parent))
+    assert done.returncode != 0
+    assert "bubblewrap" in done.stderr and "--no-sandbox" in done.stderr
+
+
+def test_no_sandbox_warns_every_run(tmp_path):
+    for _ in range(2):
+        done = run_course(["autograde", "--no-sandbox", "--course-dir", str(tmp_path)],
+                          path=f"{COURSE.parent}:/usr/bin:/bin")
+        assert done.returncode == 0, done.stderr
+        assert "WARNING: --no-sandbox" in done.stderr
+
+
+def test_limits_flags_override_course_config(tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text(
+        "c = get_config()\nc.Limits.memory_mb = 3000\nc.Limits.cell_timeout_s = 9\n")
+    limits = course_limits(tmp_path, memory_mb=None, cell_timeout_s=4, max_processes=None)
+    assert limits.memory_mb == 3000 and limits.cell_timeout_s == 4
+    assert limits.max_processes == Limits().max_processes
