@@ -28,8 +28,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 @pytest.fixture
 def course_dir_restored(tmp_path):
-    """Snapshot course/release and course/source; put them back (or remove them) afterwards."""
+    """Snapshot course/release and course/source; put them back (or remove them) afterwards.
+
+    When there was no course/ at all, the whole folder make lab created is removed."""
     backup = tmp_path / "course-backup"
+    course_existed = COURSE.exists()
     existed = {name: (COURSE / name).exists() for name in KEPT}
     for name in KEPT:
         if existed[name]:
@@ -37,11 +40,13 @@ def course_dir_restored(tmp_path):
     try:
         yield
     finally:
-        for name in KEPT:
-            shutil.rmtree(COURSE / name, ignore_errors=True)
-            if existed[name]:
-                shutil.copytree(backup / name, COURSE / name, symlinks=True)
-
+        if not course_existed:  # make lab created it: leave no course/ behind
+            shutil.rmtree(COURSE, ignore_errors=True)
+        else:
+            for name in KEPT:
+                shutil.rmtree(COURSE / name, ignore_errors=True)
+                if existed[name]:
+                    shutil.copytree(backup / name, COURSE / name, symlinks=True)
 
 def test_make_lab_serves_the_release(tmp_path, course_dir_restored):
     make = shutil.which("make")
