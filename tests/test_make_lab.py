@@ -48,6 +48,7 @@ def course_dir_restored(tmp_path):
                 if existed[name]:
                     shutil.copytree(backup / name, COURSE / name, symlinks=True)
 
+
 def test_make_lab_serves_the_release(tmp_path, course_dir_restored):
     make = shutil.which("make")
     if make is None:
