@@ -30,7 +30,10 @@ class Explorer(widgets.VBox):
                  draw: Callable, title: str = "", figsize=FIGSIZE):
         self.controls = dict(controls)
         self.model, self.draw = model, draw
-        self.figure = Figure(figsize=figsize, dpi=DPI, layout="constrained")
+        # Fixed margins, not constrained layout: that lays the figure out by drawing it an
+        # extra time, which was a third of every update's rasterisation.
+        self.figure = Figure(figsize=figsize, dpi=DPI)
+        self.figure.subplots_adjust(left=0.03, right=0.97, bottom=0.04, top=0.88)
         self.message = widgets.HTML()
         self.image = widgets.Image(format="png")
         self.result = None
