@@ -5,6 +5,7 @@ VENV   := .venv
 BIN    := $(abspath $(VENV))/bin
 STAMP  := $(VENV)/.installed
 PORT   ?= 8888
+COURSE_DIR ?= course
 # nbgrader shells out to alembic, and the course script must resolve: the venv's bin goes first.
 export PATH := $(BIN):$(PATH)
 
@@ -17,12 +18,15 @@ $(STAMP): pyproject.toml constraints.txt
 	@touch $(STAMP)
 
 release: $(STAMP)
-	$(BIN)/course release
+	$(BIN)/course release --course-dir $(COURSE_DIR)
 
-lab: release
-	@echo "Starting JupyterLab on the student release in course/release (Ctrl-C stops it)."
+# The student's copies live in the release folder JupyterLab serves: only missing ones are
+# generated, so running `make lab` again never overwrites an answer.
+lab: $(STAMP)
+	$(BIN)/course release --keep-existing --course-dir $(COURSE_DIR)
+	@echo "Starting JupyterLab on the student copies in $(COURSE_DIR)/release (Ctrl-C stops it)."
 	$(BIN)/jupyter lab --no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
-	    --ServerApp.root_dir=$(abspath course/release) $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+	    --ServerApp.root_dir=$(abspath $(COURSE_DIR)/release) $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 system-deps:
 	@bash .ci/system-deps

@@ -42,7 +42,10 @@ def _add_autograde(commands) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="course", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
-    _add_common(commands.add_parser("release", help="generate the student versions"))
+    release = commands.add_parser("release", help="generate the student versions")
+    _add_common(release)
+    release.add_argument("--keep-existing", action="store_true",
+                         help="leave assignments already in DIR/release untouched (a student's copies)")
     _add_autograde(commands)
     _add_common(commands.add_parser("feedback", help="HTML feedback per student, hidden tests scrubbed"))
     _add_common(commands.add_parser("export", help="write DIR/grades.csv (nbgrader's columns)"),
@@ -57,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "release":
         from .release import release
-        for path in release(args.course_dir, args.assignments):
+        for path in release(args.course_dir, args.assignments, keep_existing=args.keep_existing):
             print(f"released {path}")
     elif args.command == "autograde":
         from .autograde import autograde

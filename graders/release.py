@@ -9,10 +9,19 @@ from nbgrader.apps import NbGraderAPI
 from . import coursedir
 
 
-def release(course_dir: Path, assignments: list[str] | None = None) -> list[Path]:
-    """Copy sources into the course, run nbgrader generate_assignment, return the releases."""
+def release(course_dir: Path, assignments: list[str] | None = None,
+            keep_existing: bool = False) -> list[Path]:
+    """Copy sources into the course, run nbgrader generate_assignment, return the releases.
+
+    ``keep_existing`` leaves an already released notebook alone: `make lab` serves
+    course/release to the student, so regenerating it would wipe their answers.
+    """
     course_dir = coursedir.ensure_course_dir(course_dir)
     names = coursedir.resolve_assignments(assignments)
+    if keep_existing:
+        names = [n for n in names if not (course_dir / "release" / n / f"{n}.ipynb").exists()]
+        if not names:
+            return []
     coursedir.copy_sources(course_dir, names)
     api = NbGraderAPI(config=coursedir.nbgrader_config(course_dir))
     released = []

@@ -1,10 +1,9 @@
 """`make lab` releases the course and serves the student copies with JupyterLab on 127.0.0.1.
 
-Runs the real Makefile target in its own process group on a free port, reads the token from
-the URL the server prints, and asks the contents API for the released notebooks; the whole
-group is killed afterwards, pass or fail. `make lab` regenerates course/release (gitignored);
-this test puts back whatever course/release and course/source held before it ran, so a
-course directory in use is left as it was.
+Runs the real Makefile target (with COURSE_DIR in a temporary folder) in its own process
+group on a free port, reads the token from the URL the server prints, and asks the contents
+API for the released notebooks; the whole group is killed afterwards, pass or fail. A second
+`make lab` must serve the student's edited copy, not a fresh release over it.
 """
 
 from __future__ import annotations
@@ -12,7 +11,9 @@ from __future__ import annotations
 import shutil
 import subprocess
 import urllib.parse
+from pathlib import Path
 
+import nbformat
 import pytest
 
 from conftest import IN_CI, REPO
@@ -20,36 +21,27 @@ from labserver import (LabServer, free_port, isolated_env, kill_group, kill_kern
                        wait_for_token)
 
 STEMS = sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))
-COURSE = REPO / "course"
-KEPT = ("release", "source")
-
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
-
-
-@pytest.fixture
-def course_dir_restored(tmp_path):
-    """Snapshot course/release and course/source; put them back (or remove them) afterwards.
-
-    When there was no course/ at all, the whole folder make lab created is removed."""
-    backup = tmp_path / "course-backup"
-    course_existed = COURSE.exists()
-    existed = {name: (COURSE / name).exists() for name in KEPT}
-    for name in KEPT:
-        if existed[name]:
-            shutil.copytree(COURSE / name, backup / name, symlinks=True)
+def run_lab(make: str, course: Path, home: Path, log: Path):
+    """Start `make lab` on a free port; return (process, server) once its API answers."""
+    port = free_port()
+    process = spawn([make, "--no-print-directory", "lab", f"PORT={port}", f"COURSE_DIR={course}"],
+                    cwd=REPO, env=isolated_env(home), log=log)
     try:
-        yield
-    finally:
-        if not course_existed:  # make lab created it: leave no course/ behind
-            shutil.rmtree(COURSE, ignore_errors=True)
-        else:
-            for name in KEPT:
-                shutil.rmtree(COURSE / name, ignore_errors=True)
-                if existed[name]:
-                    shutil.copytree(backup / name, COURSE / name, symlinks=True)
+        token = wait_for_token(process, log, port, timeout=600)
+        server = LabServer(process, port, token, log)
+        wait_for_api(server, timeout=120)
+    except BaseException:
+        kill_group(process)
+        raise
+    return process, server
 
 
-def test_make_lab_serves_the_release(tmp_path, course_dir_restored):
+def stop_lab(process, home: Path) -> None:
+    kill_group(process)
+    kill_kernels(home / "runtime")
+
+
+def test_make_lab_serves_the_release(tmp_path):
     make = shutil.which("make")
     if make is None:
         pytest.skip("make not found")
@@ -59,16 +51,10 @@ def test_make_lab_serves_the_release(tmp_path, course_dir_restored):
         if IN_CI:
             pytest.fail(message)
         pytest.skip(message)
-    port = free_port()
-    log = tmp_path / "make-lab.log"
-    env = isolated_env(tmp_path / "jupyter-home")
-    process = spawn([make, "--no-print-directory", "lab", f"PORT={port}"], cwd=REPO, env=env, log=log)
+    course, home, log = tmp_path / "course", tmp_path / "jupyter-home", tmp_path / "make-lab.log"
+    process, server = run_lab(make, course, home, log)
     try:
-        token = wait_for_token(process, log, port, timeout=600)
-        server = LabServer(process, port, token, log)
-        wait_for_api(server, timeout=120)
-
-        status = server.status("/lab?" + urllib.parse.urlencode({"token": token}))
+        status = server.status("/lab?" + urllib.parse.urlencode({"token": server.token}))
         assert status == 200, f"/lab answered {status}"
         listing = {item["name"]: item["type"] for item in server.api("/api/contents")["content"]}
         for stem in STEMS:
@@ -80,9 +66,19 @@ def test_make_lab_serves_the_release(tmp_path, course_dir_restored):
             sources = "".join("".join(c["source"]) if isinstance(c["source"], list) else c["source"]
                               for c in nb["content"]["cells"])
             assert "### BEGIN SOLUTION" not in sources, f"{stem}: the served copy holds the solutions"
-        assert (REPO / "course" / "release" / STEMS[0] / f"{STEMS[0]}.ipynb").exists()
     finally:
-        kill_group(process)
-        kill_kernels(tmp_path / "jupyter-home" / "runtime")
-        output = log.read_text(errors="replace") if log.exists() else ""
-    assert "127.0.0.1" in output
+        stop_lab(process, home)
+    assert "127.0.0.1" in log.read_text(errors="replace")
+
+    # the student answers something, stops the lab, and starts it again
+    copy = course / "release" / STEMS[0] / f"{STEMS[0]}.ipynb"
+    nb = nbformat.read(str(copy), as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("my_answer = 42  # a student's work"))
+    nbformat.write(nb, str(copy))
+    process, server = run_lab(make, course, home, tmp_path / "make-lab-2.log")
+    try:
+        served = server.api(f"/api/contents/{STEMS[0]}/{STEMS[0]}.ipynb")["content"]["cells"]
+        assert any("my_answer = 42" in "".join(c["source"]) for c in served), \
+            "a second `make lab` overwrote the student's copy"
+    finally:
+        stop_lab(process, home)
