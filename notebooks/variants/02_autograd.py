@@ -1,6 +1,18 @@
 """Plausible wrong answers (with the phrase their test output must name) and other
 correct ways to write each exercise of 02_autograd."""
 
+# A correct forward and the start of backward; the wrong variants differ in the last line.
+SOFTPLUS_UP_TO_BACKWARD = (
+        "class Softplus(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        ctx.save_for_backward(x)\n"
+        "        return torch.log1p(torch.exp(x))\n\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, grad_out):\n"
+        "        (x,) = ctx.saved_tensors\n"
+)
+
 WRONG = {
     "02_autograd-quiz-leaves": [("answer_leaves = 1", "does not require grad is also a leaf")],
     "02_autograd-quiz-seed": [("answer_seed_grad = 32.0", "derived at b = 3 only")],
@@ -45,25 +57,11 @@ WRONG = {
         ("def ste_round(x):\n    return torch.round(x.detach())\n", "cut from the graph"),
     ],
     "02_autograd-function": [(
-        "class Softplus(torch.autograd.Function):\n"
-        "    @staticmethod\n"
-        "    def forward(ctx, x):\n"
-        "        ctx.save_for_backward(x)\n"
-        "        return torch.log1p(torch.exp(x))\n\n"
-        "    @staticmethod\n"
-        "    def backward(ctx, grad_out):\n"
-        "        (x,) = ctx.saved_tensors\n"
+        SOFTPLUS_UP_TO_BACKWARD +
         "        return torch.sigmoid(x)\n",
         "ignores grad_out",
     ), (
-        "class Softplus(torch.autograd.Function):\n"
-        "    @staticmethod\n"
-        "    def forward(ctx, x):\n"
-        "        ctx.save_for_backward(x)\n"
-        "        return torch.log1p(torch.exp(x))\n\n"
-        "    @staticmethod\n"
-        "    def backward(ctx, grad_out):\n"
-        "        (x,) = ctx.saved_tensors\n"
+        SOFTPLUS_UP_TO_BACKWARD +
         "        return grad_out * torch.exp(x)\n",
         "gradcheck",
     )],
