@@ -3,14 +3,14 @@ correct ways to write each exercise of 02_autograd."""
 
 # A correct forward and the start of backward; the wrong variants differ in the last line.
 SOFTPLUS_UP_TO_BACKWARD = (
-        "class Softplus(torch.autograd.Function):\n"
-        "    @staticmethod\n"
-        "    def forward(ctx, x):\n"
-        "        ctx.save_for_backward(x)\n"
-        "        return torch.log1p(torch.exp(x))\n\n"
-        "    @staticmethod\n"
-        "    def backward(ctx, grad_out):\n"
-        "        (x,) = ctx.saved_tensors\n"
+    "class Softplus(torch.autograd.Function):\n"
+    "    @staticmethod\n"
+    "    def forward(ctx, x):\n"
+    "        ctx.save_for_backward(x)\n"
+    "        return torch.log1p(torch.exp(x))\n\n"
+    "    @staticmethod\n"
+    "    def backward(ctx, grad_out):\n"
+    "        (x,) = ctx.saved_tensors\n"
 )
 
 WRONG = {
