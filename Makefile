@@ -13,7 +13,7 @@ export PATH := $(BIN):$(PATH)
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip==$$(sed -n 's/^pip==//p' constraints.txt)
+	$(BIN)/python -m pip install --quiet -c constraints.txt --upgrade pip setuptools
 	$(BIN)/python -m pip install --quiet --no-build-isolation -c constraints.txt -e '.[test]'
 	@touch $(STAMP)
 
