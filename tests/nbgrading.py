@@ -1,14 +1,14 @@
-"""Grade real submissions of real notebooks with nbgrader, for the round-trip tests."""
+"""Grade real submissions of real notebooks with the harness (nbgrader underneath), for the
+round-trip tests."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import nbformat
-from nbgrader.apps import NbGraderAPI
 from nbgrader.api import Gradebook
 
-from graders import coursedir
+from graders import autograde as harness
 from graders.release import release
 
 
@@ -27,12 +27,16 @@ def submit(course_dir: Path, stem: str, student: str, nb) -> None:
 
 
 def autograde(course_dir: Path, stem: str, students: list[str]) -> dict[str, dict]:
-    """Run nbgrader autograde per student; return {student: {test grade_id: (score, max, text)}}."""
-    api = NbGraderAPI(config=coursedir.nbgrader_config(course_dir))
+    """Grade with `course autograde` (2 workers, sandboxed); every submission must end `ok`.
+
+    Returns {student: {test grade_id: (score, max, output text)}} read back from nbgrader's
+    gradebook and the autograded notebooks.
+    """
+    records = harness.autograde(course_dir, [stem], workers=2, sandbox=True, progress=False)
+    not_ok = {r.student: f"{r.status}: {r.reason}" for r in records if r.status != "ok"}
+    assert not not_ok, not_ok
     results = {}
     for student in students:
-        outcome = api.autograde(stem, student, force=True, create=True)
-        assert outcome["success"], outcome["log"]
         graded = nbformat.read(str(course_dir / "autograded" / student / stem / f"{stem}.ipynb"),
                                as_version=4)
         texts = {c.metadata["nbgrader"]["grade_id"]: _output_text(c)

@@ -44,11 +44,14 @@ def nothing_left_behind():
     """After each test: none of our children (bwrap, runner, kernel) and no process of this
     grading process's submission uid (an orphan escaping the tree) is alive. Other gradings
     on the same machine have other uids and are not ours to judge."""
-    yield
     me = psutil.Process()
+    # Children older than the test (multiprocessing's resource tracker, started by an earlier
+    # test's worker pool, lives as long as pytest) are not this test's leftovers.
+    before = {p.pid for p in me.children(recursive=True)}
+    yield
     uid = sb.submission_uid()
     leftovers = [(p.pid, " ".join(p.cmdline())[:100]) for p in me.children(recursive=True)
-                 if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+                 if p.pid not in before and p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     for proc in psutil.process_iter(["pid", "uids", "cmdline"]):
         if uid is not None and proc.info["uids"] and proc.info["uids"].real == uid:
             leftovers.append((proc.info["pid"], " ".join(proc.info["cmdline"] or [])[:100]))
