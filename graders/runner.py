@@ -25,16 +25,11 @@ import signal
 import sys
 import time
 
-# jsonschema imports rfc3987_syntax, when installed, only to check the "iri" string format,
-# and that import builds a grammar for 2.4 s: a third of a short notebook's grading. No
-# notebook schema uses that format, so the runner, started once per submission, skips it.
-sys.modules.setdefault("rfc3987_syntax", None)
-
-import nbformat  # noqa: E402
-from jupyter_client.manager import AsyncKernelManager  # noqa: E402
-from nbclient import NotebookClient  # noqa: E402
-from nbclient.exceptions import CellTimeoutError, DeadKernelError  # noqa: E402
-from nbformat import NotebookNode  # noqa: E402
+import nbformat
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbformat import NotebookNode
 
 # Run by the kernel's launcher before ipykernel: limits apply to the kernel and to every
 # process it starts, not to this client (whose memory is bounded by the output cap).
