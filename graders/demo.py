@@ -1,8 +1,8 @@
 """`make grade-demo`: a demo course graded end to end, its summary table printed.
 
 Builds course/demo/ (gitignored) from notebooks/: per notebook, submissions with the
-reference answers, the untouched release (blank), the first round of plausible wrong
-answers, an alternative correct answer, and one broken (not JSON) file; then runs
+reference answers, the untouched release (blank), every other exercise answered with a
+plausible wrong answer, an alternative correct answer, and one broken (not JSON) file; then runs
 `course autograde`, `course feedback` and `course export` on it.
 """
 
@@ -31,9 +31,7 @@ def build() -> None:
         released = submissions.read(DEMO_DIR / "release" / stem / f"{stem}.ipynb")
         batch = {"reference": submissions.reference(source, released), "blank": released,
                  "alternative": submissions.alternative(stem, source, released)}
-        rounds = submissions.wrong_rounds(stem, source, released)
-        if rounds:
-            batch["partly_wrong"] = rounds[0][0]
+        batch["partly_wrong"], _ = submissions.partly_wrong(stem, source, released)
         for student, nb in batch.items():
             folder = DEMO_DIR / "submitted" / student / stem
             folder.mkdir(parents=True, exist_ok=True)

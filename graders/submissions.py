@@ -97,6 +97,19 @@ def wrong_rounds(stem: str, source_nb, release_nb) -> list[tuple[object, dict[st
     return rounds
 
 
+def partly_wrong(stem: str, source_nb, release_nb):
+    """The reference answers with every other exercise (in notebook order) answered wrong.
+
+    Returns (notebook, the solution grade_ids answered wrong).
+    """
+    wrong, _ = load_variants(stem)
+    answers = dict(solution_cells(source_nb))
+    wronged = [grade_id for grade_id in answers if wrong.get(grade_id)][::2]
+    for grade_id in wronged:
+        answers[grade_id] = wrong[grade_id][0][0]
+    return fill(release_nb, answers), wronged
+
+
 def alternative(stem: str, source_nb, release_nb):
     _, alternatives = load_variants(stem)
     return fill(release_nb, {**solution_cells(source_nb), **alternatives})
