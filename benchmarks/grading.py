@@ -24,7 +24,6 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
 
-import nbformat  # noqa: E402
 from nbgrader.api import Gradebook  # noqa: E402
 
 from graders import coursedir, submissions  # noqa: E402
@@ -38,9 +37,7 @@ def build(course: Path, stems: list[str], copies: int) -> int:
         released = submissions.read(course / "release" / stem / f"{stem}.ipynb")
         nb = submissions.reference(source, released)
         for k in range(copies):
-            folder = course / "submitted" / f"student{k:02d}" / stem
-            folder.mkdir(parents=True, exist_ok=True)
-            nbformat.write(nb, str(folder / f"{stem}.ipynb"))
+            submissions.submit(course, f"student{k:02d}", stem, nb)
     return copies * len(stems)
 
 

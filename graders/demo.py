@@ -11,8 +11,6 @@ from __future__ import annotations
 import shutil
 import sys
 
-import nbformat
-
 from . import coursedir, submissions
 from .autograde import autograde
 from .export import export
@@ -33,12 +31,8 @@ def build() -> None:
                  "alternative": submissions.alternative(stem, source, released)}
         batch["partly_wrong"], _ = submissions.partly_wrong(stem, source, released)
         for student, nb in batch.items():
-            folder = DEMO_DIR / "submitted" / student / stem
-            folder.mkdir(parents=True, exist_ok=True)
-            nbformat.write(nb, str(folder / f"{stem}.ipynb"))
-        broken = DEMO_DIR / "submitted" / "broken" / stem
-        broken.mkdir(parents=True, exist_ok=True)
-        (broken / f"{stem}.ipynb").write_text('{"cells": [ truncated by a bad upload')
+            submissions.submit(DEMO_DIR, student, stem, nb)
+        submissions.submit(DEMO_DIR, "broken", stem, text='{"cells": [ truncated by a bad upload')
 
 
 def main() -> int:

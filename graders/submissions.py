@@ -115,5 +115,21 @@ def alternative(stem: str, source_nb, release_nb):
     return fill(release_nb, {**solution_cells(source_nb), **alternatives})
 
 
+def submit(course_dir: Path, student: str, stem: str, nb=None, text: str | None = None,
+           name: str | None = None) -> Path:
+    """Put a submission where nbgrader looks: DIR/submitted/<student>/<stem>/<stem>.ipynb.
+
+    ``text`` writes raw bytes instead of a notebook (a broken upload); ``name`` another file
+    name (a misnamed one).
+    """
+    path = Path(course_dir) / "submitted" / student / stem / (name or f"{stem}.ipynb")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if text is not None:
+        path.write_text(text)
+    else:
+        nbformat.write(nb, str(path))
+    return path
+
+
 def read(path: Path):
     return nbformat.read(str(path), as_version=4)

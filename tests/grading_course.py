@@ -67,14 +67,7 @@ def release(course: Path, notebooks: dict[str, nbformat.NotebookNode]) -> dict[s
     return out
 
 
-def submit(course: Path, student: str, stem: str, nb=None, text: str | None = None, name: str | None = None):
-    folder = course / "submitted" / student / stem
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / (name or f"{stem}.ipynb")
-    if text is not None:
-        path.write_text(text)
-    else:
-        nbformat.write(nb, str(path))
+submit = submissions.submit
 
 
 def answers(release_nb, **code):

@@ -20,12 +20,6 @@ def release_course(course_dir: Path, stem: str):
     return source, released
 
 
-def submit(course_dir: Path, stem: str, student: str, nb) -> None:
-    folder = course_dir / "submitted" / student / stem
-    folder.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, str(folder / f"{stem}.ipynb"))
-
-
 def autograde(course_dir: Path, stem: str, students: list[str]) -> dict[str, dict]:
     """Grade with `course autograde` (2 workers, sandboxed); every submission must end `ok`.
 

@@ -22,7 +22,7 @@ def test_round_trip(stem, tmp_path):
     for k, (nb, _) in enumerate(rounds):
         batch[f"wrong{k}"] = nb
     for student, nb in batch.items():
-        nbgrading.submit(course, stem, student, nb)
+        submissions.submit(course, student, stem, nb)
     grades = nbgrading.autograde(course, stem, list(batch))
     total = sum(submissions.test_cells(source).values())
 
