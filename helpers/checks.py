@@ -12,17 +12,47 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 from collections.abc import Mapping, Sequence
 
 import torch
 
 
+# A message may carry a misconception identifier as "[mc:broadcast.outer-product]" anywhere
+# in its text. The student never sees the marker; the error's evalue keeps it at the end so
+# that `course report` can count misconceptions from autograded notebooks alone.
+MARKER = re.compile(r"\s*\[mc:([a-z0-9_-]+(?:\.[a-z0-9_-]+)*)\]")
+UNANSWERED = "unanswered"  # reserved identifier: the exercise was not attempted
+
+
+def split_marker(text: str) -> tuple[str, str | None]:
+    """``"x is wrong. [mc:a.b]"`` -> ``("x is wrong.", "a.b")``; the first marker wins."""
+    found = MARKER.search(text)
+    return MARKER.sub("", text).strip(), (found.group(1) if found else None)
+
+
 class CheckFailed(AssertionError):
-    """An exercise check failed; the message says why."""
+    """An exercise check failed; the message says why.
+
+    ``str()`` is the message followed by the misconception marker (that is the evalue a
+    notebook stores); ``message`` is what a student reads.
+    """
+
+    def __init__(self, message: str, misconception: str | None = None):
+        text, marked = split_marker(message)
+        self.message = text
+        self.misconception = misconception or marked
+        super().__init__(text)
+
+    def __str__(self) -> str:
+        if self.misconception:
+            return f"{self.message} [mc:{self.misconception}]"
+        return self.message
 
 
-def _fail(message: str) -> None:
-    raise CheckFailed(message)
+def _fail(message: str, misconception: str | None = None) -> None:
+    __tracebackhide__ = True
+    raise CheckFailed(message, misconception)
 
 
 def _shape_tuple(value) -> tuple[int, ...] | None:
