@@ -6,6 +6,15 @@ never print to stderr, because nbgrader scores a test cell that writes to stderr
 
 ``expect_error`` is not a check: it is how a notebook reproduces a mistake live without
 stopping "Run All".
+
+What a student sees of a failure is one short paragraph, no traceback frames:
+``CheckFailed._render_traceback_`` is what IPython shows in place of a traceback. An
+unanswered exercise (the student copy's ``raise NotImplementedError()``, or a test cell
+naming a variable the unanswered cell never defined) reads as "not answered yet", never as
+a misconception: checks that call the student's code turn the stub's error into a
+``CheckFailed`` marked ``[mc:unanswered]``, and importing this module in an IPython kernel
+installs a handler that does the same for the stub's error escaping a cell (see
+``install_unanswered_handler``). The error still fails the cell, so grading is unchanged.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import math
 import re
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import torch
@@ -49,10 +59,122 @@ class CheckFailed(AssertionError):
             return f"{self.message} [mc:{self.misconception}]"
         return self.message
 
+    def _render_traceback_(self) -> list[str]:
+        """What IPython (and so JupyterLab, nbgrader's Validate and feedback) shows instead
+        of a traceback: the message alone, without the marker, wrapped between words."""
+        label = "Not answered yet" if self.misconception == UNANSWERED else "Check failed"
+        colour = "\x1b[1;33m" if self.misconception == UNANSWERED else "\x1b[1;31m"
+        text = self.message
+        if label.lower() in text.lower()[:len(label) + 1]:
+            text = text[len(label):].lstrip(" :")  # the message already starts with it
+        lines = textwrap.wrap(f"{label}: {text}", width=WRAP, break_long_words=False,
+                              break_on_hyphens=False) or [label]
+        lines[0] = colour + label + "\x1b[0m" + lines[0][len(label):]
+        return lines
+
+
+WRAP = 90  # characters per line of a failure message (fits a notebook 900 px wide)
+
 
 def _fail(message: str, misconception: str | None = None) -> None:
     __tracebackhide__ = True
     raise CheckFailed(message, misconception)
+
+
+# --- unanswered exercises ---------------------------------------------------------------
+
+def _notebook_code(filename: str) -> bool:
+    """Was this code written in a notebook cell (not in a module)?"""
+    try:
+        from IPython import get_ipython
+        shell = get_ipython()
+    except ImportError:
+        shell = None
+    cells = getattr(getattr(shell, "compile", None), "_filename_map", {})
+    return filename in cells or filename.startswith("<")
+
+
+def _innermost(tb):
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb
+
+
+def unanswered_stub(error: BaseException) -> str | None:
+    """The function whose body is still the release's stub, or "" for a stub raised by a
+    cell itself; None when ``error`` is not the stub (``raise NotImplementedError()``
+    written in a notebook cell: no arguments, raised by notebook code)."""
+    if not isinstance(error, NotImplementedError) or error.args:
+        return None
+    last = _innermost(error.__traceback__)
+    if last is None or not _notebook_code(last.tb_frame.f_code.co_filename):
+        return None
+    name = last.tb_frame.f_code.co_name
+    return "" if name == "<module>" else name
+
+
+def unanswered(function: str = "", name: str = "") -> CheckFailed:
+    """The "not answered yet" failure: for a function still raising the stub, for a name
+    the answer cell never defined, or (neither given) for the answer cell itself."""
+    # one line each: Run All on an untouched copy shows one per exercise
+    if function:
+        text = f"Not answered yet: write {function}() above and run its cell."
+    elif name:
+        text = f"Not answered yet: {name} is not defined (write your answer above, run its cell)."
+    else:
+        text = "Not answered yet: write your answer in place of raise NotImplementedError()."
+    return CheckFailed(text, UNANSWERED)
+
+
+def _unanswered_stub_failure(error: BaseException) -> CheckFailed | None:
+    function = unanswered_stub(error)
+    return None if function is None else unanswered(function)
+
+
+def _handle_unanswered(shell, etype, value, tb, tb_offset=None):
+    """IPython's custom exception handler: the stub, or a test cell's NameError on a name
+    the unanswered cell never defined, is shown as one "not answered yet" line (the cell
+    still fails, so Validate and autograde score it 0); anything else as usual."""
+    replacement = _unanswered_stub_failure(value)
+    if replacement is None and isinstance(value, NameError) and value.name:
+        last = _innermost(tb)
+        code = last.tb_frame.f_code if last is not None else None
+        # only in a test cell's own code: it uses these checks (a scratch cell keeps the
+        # ordinary NameError), and not for a module the student forgot to import
+        if (code is not None and code.co_name == "<module>" and _notebook_code(code.co_filename)
+                and "checks." in _cell_source(code.co_filename) and value.name != "checks"):
+            replacement = unanswered(name=value.name)
+    if replacement is None:
+        shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+    else:
+        shell.showtraceback((CheckFailed, replacement, None))
+    return None
+
+
+def _cell_source(filename: str) -> str:
+    import linecache
+    return "".join(linecache.getlines(filename))
+
+
+def install_unanswered_handler() -> bool:
+    """Register ``_handle_unanswered`` with the running IPython kernel, once; False when
+    there is no IPython or another custom handler is already installed."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None:
+        return False
+    mine = getattr(shell, "_course_unanswered_handler", False)
+    if shell.custom_exceptions and not mine:
+        return False
+    shell.set_custom_exc((NotImplementedError, NameError), _handle_unanswered)
+    shell._course_unanswered_handler = True
+    return True
+
+
+install_unanswered_handler()
 
 
 def _shape_tuple(value) -> tuple[int, ...] | None:
@@ -215,6 +337,9 @@ def explain_errors(hints: Mapping[str, str], name: str = "your code"):
     except CheckFailed:
         raise
     except Exception as error:
+        stub = _unanswered_stub_failure(error)
+        if stub is not None:
+            raise stub from None
         said = f"{name} raised {type(error).__name__}: {_first_line(error)}"
         for fragment, reason in hints.items():
             if fragment.lower() in str(error).lower():
@@ -227,9 +352,12 @@ def expect_raises(kind: type[BaseException], call, *args, name: str = "result",
     """Check that ``call(*args)`` raises ``kind``; ``why`` says what a silent answer misses."""
     try:
         value = call(*args)
-    except kind:
-        return
     except Exception as error:
+        stub = _unanswered_stub_failure(error)  # NotImplementedError is a RuntimeError
+        if stub is not None:
+            raise stub from None
+        if isinstance(error, kind):
+            return
         _fail(f"{name} raised {type(error).__name__} ({_first_line(error)}), "
               f"expected {kind.__name__}." + (f" {why}" if why else ""))
     _fail(f"{name} returned {value!r} instead of raising {kind.__name__}."
