@@ -90,3 +90,90 @@ def test_checks_write_nothing_to_stderr(capsys):
     checks.expect_type(1, int)
     checks.expect_equal((2, 3), torch.Size([2, 3]))
     assert capsys.readouterr().err == ""
+
+
+# --- what a student sees of a failure ----------------------------------------------------
+
+def rendered(error) -> str:
+    return "\n".join(error._render_traceback_())
+
+
+def test_a_failure_renders_as_its_message_alone():
+    with pytest.raises(checks.CheckFailed) as failure:
+        checks.expect_equal((5, 6, 1), (30, 6, 1), "row_major_strides((5, 6, 1))", wrong={
+            (5, 6, 1): "[mc:strides.next-only] A dim's stride is the product of all the sizes "
+                       "after it, not just the next one, so multiply every size to its right."})
+    error = failure.value
+    assert str(error).endswith("[mc:strides.next-only]")  # the evalue keeps the marker
+    lines = error._render_traceback_()
+    text = rendered(error)
+    assert "[mc:" not in text and "Traceback" not in text and "checks.py" not in text
+    assert len(lines) >= 2, "a long message is wrapped"
+    assert all(len(line.replace("\x1b[1;31m", "").replace("\x1b[0m", "")) <= checks.WRAP for line in lines)
+    plain = " ".join(line.replace("\x1b[1;31m", "").replace("\x1b[0m", "") for line in lines)
+    assert plain == f"Check failed: {error.message}", "wrapping lost or split a word"
+
+
+def test_the_stub_reads_as_not_answered_in_every_check_that_calls_student_code():
+    namespace = {}
+    exec(compile("def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()\n",
+                 "<cell>", "exec"), namespace)
+    f = namespace["f"]
+    with pytest.raises(checks.CheckFailed) as failure:
+        with checks.explain_errors({"": "a misconception that must not be named"}, "f(2)"):
+            f(2)
+    assert failure.value.misconception == checks.UNANSWERED
+    assert "misconception" not in failure.value.message and "f()" in failure.value.message
+    # NotImplementedError is a RuntimeError: the stub must not pass expect_raises(RuntimeError)
+    with pytest.raises(checks.CheckFailed, match="Not answered yet") as failure:
+        checks.expect_raises(RuntimeError, f, 2, name="f(2)")
+    assert str(failure.value).endswith("[mc:unanswered]")
+    assert rendered(failure.value).count("\n") == 0, "not answered yet is one line"
+
+
+def test_a_library_not_implemented_error_is_not_the_stub():
+    def library_function():  # defined in a module file, not in a notebook cell
+        raise NotImplementedError()
+    with pytest.raises(checks.CheckFailed) as failure:
+        with checks.explain_errors({"": "hint"}, "call"):
+            library_function()
+    assert failure.value.misconception != checks.UNANSWERED
+    with pytest.raises(checks.CheckFailed) as failure:
+        with checks.explain_errors({"": "hint"}, "call"):
+            exec(compile("raise NotImplementedError('sparse tensors')", "<cell>", "exec"))
+    assert failure.value.misconception != checks.UNANSWERED  # a message: not the stub
+
+
+def test_in_a_kernel_unanswered_cells_fail_with_one_line_and_the_marker():
+    """A real IPython kernel (nbclient): the stub and a test cell's NameError on the unanswered
+    name become one "not answered yet" line whose evalue ends with [mc:unanswered]; the cells
+    still fail (so nbgrader scores them 0); an ordinary NameError in a scratch cell stays one."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    from conftest import REPO
+
+    sources = ["from helpers import checks",
+               "# YOUR CODE HERE\nraise NotImplementedError()",
+               "checks.expect_type(quiz_dtype, str, 'quiz_dtype')",
+               "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()",
+               "f(2) == 3",
+               "checks.expect_equal(len((5, 6, 1)), 2, 'len', wrong={3: '[mc:a.b] three is wrong'})",
+               "scratch_name + 1"]
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(s, metadata={"tags": ["raises-exception"]}) for s in sources])
+    NotebookClient(nb, kernel_name="python3", timeout=120,
+                   resources={"metadata": {"path": str(REPO)}}).execute()
+    errors = [[o for o in c.outputs if o.output_type == "error"] for c in nb.cells]
+    assert errors[0] == [] and errors[3] == []
+    for k in (1, 2, 4):
+        (error,) = errors[k]
+        assert error.ename == "CheckFailed" and error.evalue.endswith("[mc:unanswered]"), error
+        assert len(error.traceback) == 1 and "Not answered yet" in error.traceback[0]
+        assert "NotImplementedError()" in error.traceback[0] if k == 1 else True
+    assert "quiz_dtype" in errors[2][0].evalue and "f()" in errors[4][0].evalue
+    (wrong,) = errors[5]
+    assert wrong.evalue.endswith("[mc:a.b]") and "[mc:" not in "".join(wrong.traceback)
+    assert "helpers" not in "".join(wrong.traceback)
+    (scratch,) = errors[6]
+    assert scratch.ename == "NameError"
