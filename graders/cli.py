@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(commands.add_parser("feedback", help="HTML feedback per student, hidden tests scrubbed"))
     _add_common(commands.add_parser("export", help="write DIR/grades.csv (nbgrader's columns)"),
                 assignments=False)
+    _add_common(commands.add_parser("report", help="what the class misunderstood: DIR/reports/<a>.html and .csv"))
     return parser
 
 
@@ -80,6 +81,15 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "export":
         from .export import export
         print(f"exported {export(args.course_dir)}")
+    elif args.command == "report":
+        from .report import ReportError, report
+        try:
+            written = report(args.course_dir, args.assignments)
+        except ReportError as error:
+            print(f"course report: {error}", file=sys.stderr)
+            return 2
+        for path in written:
+            print(f"report {path}")
     return 0
 
 

@@ -2,11 +2,12 @@
 
 Each notebook may have ``notebooks/variants/<stem>.py`` defining
 
-    WRONG = {solution_grade_id: [(code, misconception_phrase), ...]}
+    WRONG = {solution_grade_id: [(code, misconception_phrase[, misconception_id]), ...]}
     ALTERNATIVE = {solution_grade_id: code}
 
 ``code`` replaces the whole solution cell. A wrong answer must lose exactly the points of
-its exercise and its test output must contain ``misconception_phrase``; an alternative
+its exercise and its test output must contain ``misconception_phrase`` (and, when given,
+``[mc:<misconception_id>]`` in its error's evalue); an alternative
 (another correct way to write it) must keep full marks. The round-trip tests and
 ``make grade-demo`` both build their submissions here.
 """
@@ -79,21 +80,29 @@ def reference(source_nb, release_nb):
     return fill(release_nb, solution_cells(source_nb))
 
 
-def wrong_rounds(stem: str, source_nb, release_nb) -> list[tuple[object, dict[str, str]]]:
+def unpack(variant) -> tuple[str, str, str | None]:
+    """A WRONG entry, 2- or 3-tuple, as (code, phrase, misconception_id or None)."""
+    code, phrase, *rest = variant
+    return code, phrase, (rest[0] if rest else None)
+
+
+def wrong_rounds(stem: str, source_nb, release_nb, ids: bool = False) -> list[tuple]:
     """Submissions in which every exercise with a k-th wrong variant uses it.
 
-    Returns (notebook, {solution_grade_id: misconception_phrase}) per round; exercises
+    Returns (notebook, {solution_grade_id: misconception_phrase}) per round, and with
+    ``ids`` a third element {solution_grade_id: misconception_id or None}; exercises
     without a k-th variant keep the reference answer.
     """
     wrong, _ = load_variants(stem)
     rounds = []
     for k in range(max((len(v) for v in wrong.values()), default=0)):
         answers = dict(solution_cells(source_nb))
-        phrases = {}
+        phrases, identifiers = {}, {}
         for grade_id, variants in wrong.items():
             if k < len(variants):
-                answers[grade_id], phrases[grade_id] = variants[k]
-        rounds.append((fill(release_nb, answers), phrases))
+                answers[grade_id], phrases[grade_id], identifiers[grade_id] = unpack(variants[k])
+        nb = fill(release_nb, answers)
+        rounds.append((nb, phrases, identifiers) if ids else (nb, phrases))
     return rounds
 
 

@@ -18,8 +18,8 @@ def test_round_trip(stem, tmp_path):
     source, released = nbgrading.release_course(course, stem)
     batch = {"reference": submissions.reference(source, released), "blank": released,
              "alternative": submissions.alternative(stem, source, released)}
-    rounds = submissions.wrong_rounds(stem, source, released)
-    for k, (nb, _) in enumerate(rounds):
+    rounds = submissions.wrong_rounds(stem, source, released, ids=True)
+    for k, (nb, _, _) in enumerate(rounds):
         batch[f"wrong{k}"] = nb
     for student, nb in batch.items():
         submissions.submit(course, student, stem, nb)
@@ -34,7 +34,7 @@ def test_round_trip(stem, tmp_path):
     assert score("blank") == 0
     failing = {t: text for t, (s, m, text) in grades["alternative"].items() if s != m}
     assert score("alternative") == total, f"alternative answers lost points: {failing}"
-    for k, (_, phrases) in enumerate(rounds):
+    for k, (_, phrases, identifiers) in enumerate(rounds):
         got = grades[f"wrong{k}"]
         for test_id, (s, m, text) in got.items():
             solution = test_id.removesuffix("-test")
@@ -42,5 +42,9 @@ def test_round_trip(stem, tmp_path):
                 assert s == 0, f"wrong answer to {solution} kept {s} points"
                 assert phrases[solution].lower() in text.lower(), \
                     f"{test_id} output does not name the misconception {phrases[solution]!r}: {text!r}"
+                if identifiers[solution]:
+                    # the error's evalue keeps the marker that `course report` counts
+                    assert f"[mc:{identifiers[solution]}]" in text, \
+                        f"{test_id} evalue lacks [mc:{identifiers[solution]}]: {text!r}"
             else:
                 assert s == m, f"round {k}: {test_id} lost points though its answer was right: {text}"

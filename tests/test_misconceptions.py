@@ -1,0 +1,101 @@
+"""The misconception catalogue and the notebooks' test cells agree, both ways.
+
+Identifiers are read statically from test cell sources with helpers.checks.MARKER: every
+identifier a test cell can raise is in the catalogue, every catalogue entry is raised by
+some test cell, and an entry lists exactly the exercises (solution grade_ids) whose test
+cells raise it.
+"""
+
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_notebook
+
+from graders import submissions
+from helpers.checks import MARKER, UNANSWERED
+from helpers.misconceptions import CATALOGUE, Misconception
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+
+
+def raised_by(notebooks) -> dict[str, set[str]]:
+    """identifier -> the solution grade_ids whose test cells carry it."""
+    raised: dict[str, set[str]] = {}
+    for nb in notebooks:
+        owner = {test: solution for solution, tests in submissions.tests_of(nb).items() for test in tests}
+        for cell in nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if cell.cell_type == "code" and meta.get("grade"):
+                for identifier in MARKER.findall(cell.source):
+                    raised.setdefault(identifier, set()).add(owner.get(meta["grade_id"], meta["grade_id"]))
+    return raised
+
+
+def disagreements(catalogue: dict[str, Misconception], notebooks) -> list[str]:
+    """Every way ``catalogue`` and the test cells of ``notebooks`` disagree, one line each."""
+    raised = raised_by(notebooks)
+    problems = []
+    if UNANSWERED in catalogue:
+        problems.append(f"{UNANSWERED!r} is reserved for unanswered exercises and must not be catalogued")
+    for identifier, exercises in sorted(raised.items()):
+        if identifier != UNANSWERED and identifier not in catalogue:
+            problems.append(f"[mc:{identifier}] raised by {sorted(exercises)} is not in the catalogue")
+    for identifier, entry in sorted(catalogue.items()):
+        if identifier not in raised:
+            problems.append(f"catalogue entry {identifier} is raised by no test cell")
+        elif set(entry.exercises) != raised[identifier]:
+            problems.append(f"catalogue entry {identifier} lists {sorted(entry.exercises)} but is raised "
+                            f"by the test cells of {sorted(raised[identifier])}")
+        if not MARKER.fullmatch(f"[mc:{identifier}]"):
+            problems.append(f"catalogue identifier {identifier!r} cannot be written as a marker")
+        if not entry.description.strip() or "\n" in entry.description:
+            problems.append(f"catalogue entry {identifier} needs a one-line description")
+    return problems
+
+
+def test_catalogue_matches_the_test_cells():
+    notebooks = [nbformat.read(str(p), as_version=4) for p in NOTEBOOKS]
+    problems = disagreements(CATALOGUE, notebooks)
+    assert not problems, "\n".join(problems)
+
+
+def _notebook(*cells):
+    nb = new_notebook()
+    for kind, grade_id, source in cells:
+        cell = new_code_cell(source)
+        cell.metadata["nbgrader"] = {"grade_id": grade_id, "solution": kind == "solution",
+                                     "grade": kind == "test", "points": 1 if kind == "test" else 0}
+        nb.cells.append(cell)
+    return nb
+
+
+def test_the_lint_catches_each_kind_of_disagreement():
+    nb = _notebook(
+        ("solution", "x-a", "a = 1"),
+        ("test", "x-a-test", 'checks.reject(a, {2: "[mc:count.off-by-one] counted the end"})\n'
+                             'checks.reject(a, {3: "[mc:count.uncatalogued] ..."})'),
+        ("solution", "x-b", "b = 1"),
+        ("test", "x-b-test", 'checks.reject(b, {2: "[mc:count.off-by-one] counted the end"})'),
+        ("solution", "x-c", "c = 1"),
+        ("test", "x-c-test", 'checks.reject(c, {2: "[mc:unanswered] reserved, never an error"})'),
+    )
+    catalogue = {
+        "count.off-by-one": Misconception("counts one too many", ("x-a",)),  # x-b raises it too
+        "count.never-raised": Misconception("no test cell names it", ("x-a",)),
+        "unanswered": Misconception("reserved", ("x-c",)),
+        "count.two-lines": Misconception("first line\nsecond line", ("x-a",)),
+    }
+    problems = "\n".join(disagreements(catalogue, [nb]))
+    assert "[mc:count.uncatalogued] raised by ['x-a'] is not in the catalogue" in problems
+    assert "count.off-by-one lists ['x-a'] but is raised by the test cells of ['x-a', 'x-b']" in problems
+    assert "count.never-raised is raised by no test cell" in problems
+    assert "'unanswered' is reserved" in problems
+    assert "count.two-lines needs a one-line description" in problems
+    fixed = {"count.off-by-one": Misconception("counts one too many", ("x-a", "x-b")),
+             "count.uncatalogued": Misconception("something else", ("x-a",))}
+    assert disagreements(fixed, [nb]) == []
+
+
+def test_markers_in_solution_cells_do_not_count():
+    nb = _notebook(("solution", "x-a", 'a = "[mc:count.in-solution]"'), ("test", "x-a-test", "checks.expect_equal(a, 1)"))
+    assert raised_by([nb]) == {}
