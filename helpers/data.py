@@ -1,0 +1,300 @@
+"""The DataLoader explorer: which indices each batch of an epoch holds.
+
+Three layers:
+
+* model   ``plan(n, batch_size, shuffle, seed, drop_last, sampler, world_size, rank)``: the
+  index batches one epoch of a ``DataLoader`` over an ``n``-item dataset yields, with the
+  steps per epoch, the ragged last batch, what ``drop_last`` leaves out and, for a
+  ``DistributedSampler``, every rank's share and the padding it repeats. The random draws
+  follow torch's own order of use of the generator, so the plan equals what a real loader
+  yields (tests/test_data.py checks that against ``DataLoader`` for random settings).
+* draw    ``draw_plan(plan, ax=None)``: one row of coloured blocks per batch.
+* explore ``explore(...)``: controls for every argument of ``plan``.
+
+The samplers, as the loader is built for each choice (``g`` = a ``torch.Generator``
+seeded with ``seed``):
+
+* ``"default"``     ``DataLoader(ds, batch_size, shuffle, drop_last, generator=g)``
+* ``"weighted"``    ``DataLoader(ds, batch_size, drop_last, sampler=WeightedRandomSampler(
+  class_balancing(labels), n, generator=g))`` over ``toy_labels(n)``
+* ``"distributed"`` ``DataLoader(ds, batch_size, drop_last, sampler=DistributedSampler(ds,
+  num_replicas=world_size, rank=rank, shuffle=shuffle, seed=seed))``; the sampler's own
+  ``drop_last`` stays False, so its padding is visible.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+SAMPLERS = ("default", "weighted", "distributed")
+CLASS_NAMES = ("A", "B", "C")
+
+
+# ---------------------------------------------------------------------------- model
+
+def toy_labels(n: int) -> list[int]:
+    """An imbalanced three-class labelling: 60 % class 0, 30 % class 1, 10 % class 2."""
+    return [0 if i < 0.6 * n else 1 if i < 0.9 * n else 2 for i in range(n)]
+
+
+def class_balancing(labels) -> torch.Tensor:
+    """One weight per sample, 1 / (size of its class): every class has the same total weight."""
+    labels = torch.as_tensor(labels, dtype=torch.int64)
+    counts = torch.bincount(labels)
+    return 1.0 / counts[labels].double()
+
+
+@dataclass
+class Plan:
+    n: int
+    batch_size: int
+    drop_last: bool
+    sampler: str
+    batches: list[list[int]]                 # what this loader (this rank) yields, in order
+    dropped: list[int] = field(default_factory=list)   # sampled, never yielded (drop_last)
+    labels: list[int] | None = None          # per dataset index (weighted sampler)
+    world_size: int = 1
+    rank: int = 0
+    shares: list[list[int]] | None = None    # every rank's indices (distributed)
+    padding: int = 0                         # indices repeated to even out the ranks
+    shuffle: bool = False
+
+    @property
+    def steps(self) -> int:
+        return len(self.batches)
+
+    @property
+    def last_size(self) -> int:
+        return len(self.batches[-1]) if self.batches else 0
+
+    @property
+    def ragged(self) -> bool:
+        return bool(self.batches) and self.last_size != self.batch_size
+
+    def summary(self) -> str:
+        text = f"{self.steps} steps of batch size {self.batch_size}"
+        if self.ragged:
+            text += f", last batch {self.last_size}"
+        if self.dropped:
+            text += f"; drop_last leaves out {len(self.dropped)}"
+        if self.shares is not None:
+            text += f"; rank {self.rank} of {self.world_size}, padding {self.padding}"
+        return text
+
+
+def _check(n, batch_size, sampler, world_size, rank, shuffle):
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"N = {n}: a dataset to load needs at least one item.")
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size = {batch_size}: DataLoader needs a positive batch size.")
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler {sampler!r} is not one of {', '.join(SAMPLERS)}.")
+    if sampler == "weighted" and shuffle:
+        raise ValueError("DataLoader rejects shuffle=True together with a sampler "
+                         "(the sampler decides the order): untick shuffle.")
+    if sampler == "distributed":
+        if not isinstance(world_size, int) or world_size < 1:
+            raise ValueError(f"world size {world_size}: there must be at least one rank.")
+        if not isinstance(rank, int) or not 0 <= rank < world_size:
+            raise ValueError(f"rank {rank} does not exist in a world of {world_size} "
+                             f"(ranks are 0 to {world_size - 1}).")
+
+
+def _distributed_order(n, world_size, shuffle, seed, epoch=0):
+    """DistributedSampler's padded index list (drop_last=False) and the padding count."""
+    if shuffle:
+        order = torch.randperm(n, generator=torch.Generator().manual_seed(seed + epoch)).tolist()
+    else:
+        order = list(range(n))
+    total = math.ceil(n / world_size) * world_size
+    padding = total - n
+    # the padding repeats indices from the front, cycling when it is longer than the data
+    order += (order * math.ceil(padding / n))[:padding]
+    return order, padding
+
+
+def plan(n: int = 10, batch_size: int = 4, shuffle: bool = False, seed: int = 0,
+         drop_last: bool = False, sampler: str = "default", world_size: int = 2,
+         rank: int = 0) -> Plan:
+    """The batches of one epoch (the first: the generators are fresh) of the loader above."""
+    _check(n, batch_size, sampler, world_size, rank, shuffle)
+    labels, shares, padding = None, None, 0
+    if sampler == "default":
+        g = torch.Generator().manual_seed(seed)
+        # the loader's iterator draws its workers' base seed from the generator first,
+        # then the RandomSampler's permutation comes from the same generator
+        torch.empty((), dtype=torch.int64).random_(generator=g)
+        order = torch.randperm(n, generator=g).tolist() if shuffle else list(range(n))
+    elif sampler == "weighted":
+        labels = toy_labels(n)
+        g = torch.Generator().manual_seed(seed)
+        order = torch.multinomial(class_balancing(labels), n, True, generator=g).tolist()
+    else:
+        padded, padding = _distributed_order(n, world_size, shuffle, seed)
+        shares = [padded[r::world_size] for r in range(world_size)]
+        order = shares[rank]
+    batches = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+    dropped = []
+    if drop_last and batches and len(batches[-1]) < batch_size:
+        dropped = batches.pop()
+    return Plan(n=n, batch_size=batch_size, drop_last=drop_last, sampler=sampler,
+                batches=batches, dropped=dropped, labels=labels, world_size=world_size
+                if sampler == "distributed" else 1, rank=rank if sampler == "distributed" else 0,
+                shares=shares, padding=padding, shuffle=shuffle)
+
+
+# ----------------------------------------------------------------------------- draw
+
+BATCH_COLOURS = ("#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2", "#edc948",
+                 "#9c755f", "#e15759")
+CLASS_COLOURS = ("#4e79a7", "#f28e2b", "#e15759")
+RANK_COLOURS = ("#59a14f", "#b07aa1", "#edc948", "#76b7b2", "#9c755f", "#ff9da7",
+                "#bab0ac", "#4e79a7")
+GREY = "#c8c8c8"
+TEXT_LIMIT = 300          # blocks drawn with their index written inside
+ROW_LIMIT = 40            # batches drawn; longer epochs show the first and last rows
+
+
+def _rgb(colour: str) -> np.ndarray:
+    colour = colour.lstrip("#")
+    return np.array([int(colour[i:i + 2], 16) / 255 for i in (0, 2, 4)])
+
+
+def _shown_rows(steps: int) -> list[int | None]:
+    """Row numbers to draw; None marks the gap in an epoch too long to draw whole."""
+    if steps <= ROW_LIMIT:
+        return list(range(steps))
+    head = ROW_LIMIT - 4
+    return list(range(head)) + [None] + list(range(steps - 3, steps))
+
+
+def draw_plan(result: Plan, ax=None):
+    """Batches as rows of blocks (one colour per batch, or per class for the weighted
+    sampler); the last batch outlined; dropped indices grey; for a distributed sampler, a
+    strip on top with the padded index list coloured by the rank that gets each index."""
+    from matplotlib.patches import Rectangle
+
+    if ax is None:
+        from matplotlib.figure import Figure
+        ax = Figure(figsize=(7.5, 3.6)).add_subplot()
+    p = result
+    width = p.batch_size
+    rows = _shown_rows(p.steps)
+    lines = [("batch", r) for r in rows]
+    if p.dropped:
+        lines.append(("dropped", None))
+    strip = 0
+    if p.shares is not None:
+        width = max(width, min(len(sum(p.shares, [])), 64))
+        strip = 2
+    height = len(lines) + strip
+    image = np.ones((height, width, 3))
+    texts = []
+    if p.shares is not None:
+        flat = [(p.shares[r][k], r, k * p.world_size + r >= p.n)
+                for k in range(len(p.shares[0])) for r in range(p.world_size)]
+        for j, (index, r, padded) in enumerate(flat[:width]):
+            image[0, j] = _rgb(RANK_COLOURS[r % len(RANK_COLOURS)])
+            texts.append((0, j, index, padded))
+    for y, (kind, r) in enumerate(lines, start=strip):
+        if kind == "dropped":
+            for j, index in enumerate(p.dropped):
+                image[y, j] = _rgb(GREY)
+                texts.append((y, j, index, False))
+            continue
+        if r is None:
+            continue
+        for j, index in enumerate(p.batches[r]):
+            if p.labels is not None:
+                colour = CLASS_COLOURS[p.labels[index]]
+            elif p.shares is not None:   # the rank's own colour, as in the strip
+                colour = RANK_COLOURS[p.rank % len(RANK_COLOURS)]
+            else:
+                colour = BATCH_COLOURS[r % len(BATCH_COLOURS)]
+            image[y, j] = _rgb(colour)
+            texts.append((y, j, index, False))
+    ax.imshow(image, aspect="auto", interpolation="nearest",
+              extent=(-0.5, width - 0.5, height - 0.5, -0.5))
+    small = len(texts) <= TEXT_LIMIT and width <= 32
+    if small:
+        size = 8 if width <= 16 else 6
+        for y, j, index, padded in texts:
+            ax.text(j, y, str(index), ha="center", va="center", fontsize=size,
+                    color="black" if padded else "white", fontweight="bold" if padded else None)
+    for y, j, _, padded in texts:
+        if padded:
+            ax.add_patch(Rectangle((j - 0.5, y - 0.5), 1, 1, fill=False, hatch="///",
+                                   edgecolor="black", linewidth=0))
+    if p.batches:
+        last_y = strip + rows.index(p.steps - 1)
+        ax.add_patch(Rectangle((-0.5, last_y - 0.5), p.last_size, 1, fill=False,
+                               edgecolor="#b00020", linewidth=2.5))
+        ax.text(p.last_size - 0.3, last_y, f" last batch: {p.last_size}", va="center",
+                fontsize=8, color="#b00020", clip_on=False)
+    labels = []
+    for kind, r in lines:
+        labels.append("dropped" if kind == "dropped" else "⋮" if r is None else f"batch {r}")
+    if strip:
+        labels = [f"ranks ({p.world_size})", ""] + labels
+    step = max(1, len(labels) // 20)
+    ticks = [k for k in range(len(labels))
+             if labels[k] and (k % step == 0 or labels[k] in ("dropped", "⋮"))]
+    ax.set_yticks(ticks, [labels[k] for k in ticks], fontsize=7)
+    ax.set_xticks([])
+    for side in ("top", "right", "bottom"):
+        ax.spines[side].set_visible(False)
+    ax.set_xlim(-0.5, width - 0.5 + max(2.5, width * 0.25))
+    title = {"default": f"shuffle={p.shuffle}", "weighted": "WeightedRandomSampler",
+             "distributed": f"DistributedSampler, rank {p.rank}"}[p.sampler]
+    ax.set_title(f"{title}, N = {p.n}: {p.summary()}", fontsize=9, loc="left")
+    notes = []
+    if p.labels is not None:
+        counts = np.bincount([p.labels[i] for b in p.batches for i in b], minlength=3)
+        notes.append("drawn per class: " + ", ".join(
+            f"{name} {c}" for name, c in zip(CLASS_NAMES, counts)) + "  (blocks coloured by class;"
+            " the data holds 60 % A, 30 % B, 10 % C)")
+    if p.shares is not None:
+        notes.append("top strip: the padded index list, coloured by rank; hatched = padding "
+                     "(repeats of the first indices)")
+    if notes:
+        ax.set_xlabel("\n".join(notes), fontsize=7, loc="left")
+    return ax.figure
+
+
+# -------------------------------------------------------------------------- explore
+
+def explore(n: int = 10, batch_size: int = 4, shuffle: bool = False, seed: int = 0,
+            drop_last: bool = False, sampler: str = "default", world_size: int = 2,
+            rank: int = 0):
+    """The DataLoader explorer widget (a ``helpers.explorer.Explorer``)."""
+    import ipywidgets as widgets
+
+    from .explorer import Explorer
+
+    def number(value, description):
+        return widgets.IntText(value=value, description=description,
+                               layout=widgets.Layout(width="170px"),
+                               style={"description_width": "70px"})
+
+    controls = {
+        "n": number(n, "N"),
+        "batch_size": number(batch_size, "batch size"),
+        "shuffle": widgets.Checkbox(value=shuffle, description="shuffle", indent=False,
+                                    layout=widgets.Layout(width="90px")),
+        "seed": number(seed, "seed"),
+        "drop_last": widgets.Checkbox(value=drop_last, description="drop_last", indent=False,
+                                      layout=widgets.Layout(width="100px")),
+        "sampler": widgets.Dropdown(options=[("default (sequential / shuffle)", "default"),
+                                             ("weighted by class", "weighted"),
+                                             ("distributed", "distributed")],
+                                    value=sampler, description="sampler",
+                                    layout=widgets.Layout(width="300px")),
+        "world_size": number(world_size, "world size"),
+        "rank": number(rank, "rank"),
+    }
+    return Explorer(controls, plan, draw_plan, title="DataLoader explorer: one epoch, batch by batch",
+                    figsize=(8.5, 4.2))
