@@ -35,7 +35,11 @@ def _score_bins(max_score: float) -> list[float]:
 def draw_score_histogram(scores: list[float], max_score: float, title: str, ax) -> None:
     ax.hist(scores, bins=_score_bins(max_score), color=BARS, edgecolor="white")
     ax.set_title(title, fontsize=9)
-    ax.set_xlim(-0.5 if max_score <= 20 else 0, max_score + (0.5 if max_score <= 20 else 0))
+    if max_score <= 20 and float(max_score).is_integer():
+        ax.set_xticks(range(int(max_score) + 1))
+        ax.set_xlim(-0.5, max_score + 0.5)
+    else:
+        ax.set_xlim(0, max(max_score, 1e-9))
     ax.set_xlabel("points", fontsize=8)
     ax.set_ylabel("students", fontsize=8)
     ax.yaxis.get_major_locator().set_params(integer=True)

@@ -88,8 +88,10 @@ def exercise_outcomes(exercise: Exercise, cells: dict, lost: list[str]) -> froze
     if not lost:
         return frozenset({CORRECT})
     solution = cells.get(exercise.name)
-    if solution is not None and any(e.get("ename") == "NotImplementedError" for e in _errors(solution)):
-        return frozenset({UNANSWERED})
+    if solution is not None and any(e.get("ename") == "NotImplementedError"
+                                    or split_marker(e.get("evalue", ""))[1] == UNANSWERED
+                                    for e in _errors(solution)):
+        return frozenset({UNANSWERED})  # the answer cell itself is still the release's stub
     return frozenset(cell_outcome(cells[t]) if t in cells else NOT_GRADED for t in lost)
 
 
@@ -135,14 +137,9 @@ def _statuses(course_dir: Path, assignment: str) -> dict[str, tuple[str, str]]:
 
 def _gradebook_scores(course_dir: Path, assignment: str) -> dict[str, dict[str, tuple[float, float]]]:
     """student -> {test grade_id: (score, max_score)} for every submission of ``assignment``."""
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import MissingEntry
 
-    from .coursedir import COURSE_ID
-
-    database = course_dir / "gradebook.db"
-    if not database.is_file():
-        raise ReportError(f"no gradebook in {course_dir} (no {database.name}): grade with `course autograde` first")
-    with Gradebook(f"sqlite:///{database}", COURSE_ID) as gb:
+    with _open_gradebook(course_dir) as gb:
         try:
             found = gb.find_assignment(assignment)
         except MissingEntry:
@@ -156,8 +153,8 @@ def _gradebook_scores(course_dir: Path, assignment: str) -> dict[str, dict[str, 
     return scores
 
 
-def graded_assignments(course_dir: Path) -> list[str]:
-    """Every assignment of the gradebook that has at least one submission."""
+def _open_gradebook(course_dir: Path):
+    """nbgrader's Gradebook on DIR/gradebook.db; never creates one (Gradebook would)."""
     from nbgrader.api import Gradebook
 
     from .coursedir import COURSE_ID
@@ -165,7 +162,16 @@ def graded_assignments(course_dir: Path) -> list[str]:
     database = Path(course_dir) / "gradebook.db"
     if not database.is_file():
         raise ReportError(f"no gradebook in {course_dir} (no {database.name}): grade with `course autograde` first")
-    with Gradebook(f"sqlite:///{database}", COURSE_ID) as gb:
+    try:
+        return Gradebook(f"sqlite:///{database}", COURSE_ID)
+    except Exception as error:
+        first = (str(error).strip().splitlines() or [""])[0][:200]
+        raise ReportError(f"cannot read the gradebook {database}: {type(error).__name__}: {first}") from None
+
+
+def graded_assignments(course_dir: Path) -> list[str]:
+    """Every assignment of the gradebook that has at least one submission."""
+    with _open_gradebook(course_dir) as gb:
         return sorted(a.name for a in gb.assignments if a.submissions)
 
 

@@ -97,5 +97,6 @@ def test_the_lint_catches_each_kind_of_disagreement():
 
 
 def test_markers_in_solution_cells_do_not_count():
-    nb = _notebook(("solution", "x-a", 'a = "[mc:count.in-solution]"'), ("test", "x-a-test", "checks.expect_equal(a, 1)"))
+    nb = _notebook(("solution", "x-a", 'a = "[mc:count.in-solution]"'),
+                   ("test", "x-a-test", "checks.expect_equal(a, 1)"))
     assert raised_by([nb]) == {}

@@ -4,11 +4,9 @@ self-contained and every plot renders in headless Chromium, and bad input exits 
 
 from __future__ import annotations
 
-import csv
 import re
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -18,14 +16,12 @@ from conftest import REPO, require_program
 from graders import autograde as harness
 from graders import coursedir, submissions
 from graders.execution import Limits
-from helpers.checks import MARKER
+from report_counts import RESERVED, WHOLE, assert_counts, csv_counts, read_csv, wrong_outcome
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = REPO / "artifacts" / "report"
-WHOLE = "(assignment)"
-RESERVED = ("unclassified", "unanswered", "not graded", "correct")
 
 # -- a small course whose checks carry identifiers ---------------------------------------
 
@@ -75,35 +71,7 @@ CLASS = {
     "slow": ({"mc-count": SLOW}, {"mc-count": "not graded", "mc-old": "not graded"}),
 }
 BROKEN = {"ghost": "missing", "broken": "invalid"}  # not graded in every exercise
-
-
-def expected_counts(assignment: str, exercises: list[str], known: dict[str, dict[str, str]]) -> dict:
-    """{(exercise, outcome): students} from each student's known outcome per exercise."""
-    counts = Counter()
-    for outcomes in known.values():
-        full = {e: outcomes.get(e, "correct") for e in exercises}
-        for exercise, outcome in full.items():
-            counts[exercise, outcome] += 1
-        for outcome in set(full.values()) - {"correct"}:
-            counts[WHOLE, outcome] += 1
-        counts[WHOLE, "correct"] += set(full.values()) == {"correct"}
-    return counts
-
-
-def read_csv(path: Path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
-
-
-def csv_counts(path: Path, exercises: set[str] | None = None) -> dict:
-    """{(exercise, outcome): students} for the rows with students, and the denominators seen."""
-    counts, ofs = {}, set()
-    for row in read_csv(path):
-        ofs.add(int(row["of"]))
-        assert abs(float(row["share"]) - int(row["students"]) / int(row["of"])) < 1e-4, row
-        if int(row["students"]) and (exercises is None or row["exercise"] in exercises):
-            counts[row["exercise"], row["misconception"]] = int(row["students"])
-    return counts, ofs
+EXERCISES = ["mc-rows", "mc-count", "mc-old"]
 
 
 def course_report(course: Path, *assignments: str) -> subprocess.CompletedProcess:
@@ -134,12 +102,10 @@ def mc_class(tmp_path_factory):
 @pytest.mark.slow
 def test_counts_equal_the_known_outcomes(mc_class):
     known = {s: outcomes for s, (_, outcomes) in CLASS.items()}
-    known.update({s: dict.fromkeys(("mc-rows", "mc-count", "mc-old"), "not graded") for s in BROKEN})
-    expected = expected_counts(MC, ["mc-rows", "mc-count", "mc-old"], known)
-    got, ofs = csv_counts(mc_class / "reports" / f"{MC}.csv")
-    assert ofs == {len(known)}
-    assert got == dict(expected)
+    known.update({s: dict.fromkeys(EXERCISES, "not graded") for s in BROKEN})
+    assert_counts(mc_class, MC, EXERCISES, known)
     # spelled out once, so a reader sees what the class looked like
+    got, _ = csv_counts(mc_class / "reports" / f"{MC}.csv")
     assert got["mc-rows", "reduce.wrong-dim"] == 2 and got[WHOLE, "unclassified"] == 2
     assert got[WHOLE, "not graded"] == 3 and got[WHOLE, "correct"] == 1
 
@@ -205,73 +171,17 @@ def demo_class(tmp_path_factory):
     return course
 
 
-def known_wrong(source, grade_id: str, variant) -> str | None:
-    """The outcome a wrong variant must produce: its id, or "unclassified" when the
-    exercise's test cells carry no identifier; None when it cannot be known in advance."""
-    _, _, identifier = submissions.unpack(variant)
-    if identifier:
-        return identifier
-    tests = submissions.tests_of(source)[grade_id]
-    sources = [c.source for c in source.cells
-               if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") in tests]
-    return None if any(MARKER.search(s) for s in sources) else "unclassified"
-
-
 @pytest.mark.slow
 def test_demo_class_counts(demo_class):
     source = submissions.read(demo_class / "source" / DEMO_STEM / f"{DEMO_STEM}.ipynb")
     exercises = list(submissions.solution_cells(source))
     _, wronged = submissions.partly_wrong(DEMO_STEM, source, source)
     wrong, _ = submissions.load_variants(DEMO_STEM)
-    partly = {g: known_wrong(source, g, wrong[g][0]) for g in wronged}
-    unknown = {g for g, outcome in partly.items() if outcome is None}  # 2-tuples beside markers
+    partly = {g: wrong_outcome(source, g, wrong[g][0]) for g in wronged}
     known = {"reference": {}, "alternative": {}, "blank": dict.fromkeys(exercises, "unanswered"),
              "broken": dict.fromkeys(exercises, "not graded"),
              "partly_wrong": {g: o for g, o in partly.items() if o is not None}}
-    expected = expected_counts(DEMO_STEM, exercises, known)
-    keep = set(exercises) - unknown
-    if unknown:  # the whole-assignment rows would mix in outcomes nobody declared
-        expected = {k: n for k, n in expected.items() if k[0] in keep}
-    else:
-        keep.add(WHOLE)
-    got, ofs = csv_counts(demo_class / "reports" / f"{DEMO_STEM}.csv", keep)
-    assert ofs == {5}
-    assert got == dict(expected)
-
-
-# -- notebooks whose every wrong variant names its misconception -------------------------
-
-def _fully_identified(stem: str) -> bool:
-    wrong, _ = submissions.load_variants(stem)
-    variants = [v for vs in wrong.values() for v in vs]
-    return bool(variants) and all(submissions.unpack(v)[2] for v in variants)
-
-
-IDENTIFIED = [s for s in coursedir.available_assignments() if _fully_identified(s)]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("stem", IDENTIFIED)
-def test_variant_batch_counts(stem, tmp_path):
-    """Every wrong round of notebooks/variants/<stem>.py: each wrong answer's id is known."""
-    import nbgrading
-
-    course = tmp_path / "course"
-    source, released = nbgrading.release_course(course, stem)
-    exercises = list(submissions.solution_cells(source))
-    batch = {"reference": (submissions.reference(source, released), {}),
-             "blank": (released, dict.fromkeys(exercises, "unanswered"))}
-    for k, (nb, _, identifiers) in enumerate(submissions.wrong_rounds(stem, source, released, ids=True)):
-        batch[f"wrong{k}"] = (nb, identifiers)
-    for student, (nb, _) in batch.items():
-        submissions.submit(course, student, stem, nb)
-    records = harness.autograde(course, [stem], workers=2, sandbox=True, progress=False)
-    assert {r.status for r in records} == {"ok"}, [(r.student, r.reason) for r in records]
-    done = course_report(course, stem)
-    assert done.returncode == 0, done.stderr
-    got, ofs = csv_counts(course / "reports" / f"{stem}.csv")
-    assert ofs == {len(batch)}
-    assert got == dict(expected_counts(stem, exercises, {s: o for s, (_, o) in batch.items()}))
+    assert_counts(demo_class, DEMO_STEM, exercises, known, unknown={g for g, o in partly.items() if o is None})
 
 
 # -- in a browser ------------------------------------------------------------------------
@@ -317,6 +227,11 @@ def test_a_course_without_a_gradebook_exits_2(tmp_path):
     assert done.stderr.strip().count("\n") == 0 and "no gradebook" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "nowhere" / "gradebook.db").exists(), "a report must not create a gradebook"
+    (tmp_path / "garbled").mkdir()
+    (tmp_path / "garbled" / "gradebook.db").write_text("not a database")
+    done = course_report(tmp_path / "garbled", "01_tensors")
+    assert done.returncode == 2 and "cannot read the gradebook" in done.stderr, done.stderr
+    assert done.stderr.strip().count("\n") == 0 and "Traceback" not in done.stderr, done.stderr
 
 
 @pytest.mark.slow

@@ -1,12 +1,15 @@
 """Every notebook through real nbgrader: reference full marks, blank 0, wrong answers lose
-exactly their exercise's points with the misconception named, alternatives keep full marks."""
+exactly their exercise's points with the misconception named, alternatives keep full marks,
+and `course report` counts every student's outcome as the batch declares it."""
 
 from pathlib import Path
 
 import pytest
 
 import nbgrading
+import report_counts
 from graders import submissions
+from graders.report import report
 
 STEMS = sorted(p.stem for p in (Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 
@@ -48,3 +51,14 @@ def test_round_trip(stem, tmp_path):
                         f"{test_id} evalue lacks [mc:{identifiers[solution]}]: {text!r}"
             else:
                 assert s == m, f"round {k}: {test_id} lost points though its answer was right: {text}"
+    # `course report` on this batch counts each student's outcome as known before grading
+    report(course, [stem])
+    exercises = list(submissions.solution_cells(source))
+    wrong, _ = submissions.load_variants(stem)
+    known = {"reference": {}, "alternative": {}, "blank": dict.fromkeys(exercises, "unanswered")}
+    unknown = set()
+    for k, (_, _, identifiers) in enumerate(rounds):
+        outcomes = {g: report_counts.wrong_outcome(source, g, wrong[g][k]) for g in identifiers}
+        unknown |= {g for g, outcome in outcomes.items() if outcome is None}
+        known[f"wrong{k}"] = {g: outcome for g, outcome in outcomes.items() if outcome is not None}
+    report_counts.assert_counts(course, stem, exercises, known, unknown)
