@@ -1,0 +1,36 @@
+"""The student copy's cells that may fail are tagged ``raises-exception``.
+
+An untouched student copy has a ``raise NotImplementedError()`` in every answer cell, and its
+test cells fail until the answers are written. JupyterLab sends a cell tagged
+``raises-exception`` with ``stop_on_error: false`` (and nbclient lets such a cell fail), so
+"Run All" goes on past it: every instrument below renders and every test cell shows its one
+line (``helpers.checks`` turns the stub into "not answered yet"). Grading is unchanged:
+nbgrader executes every cell whatever its tags, and a test cell that fails still scores 0.
+
+nbgrader's ``ClearSolutions.code_stub`` stays its default (``raise NotImplementedError()``):
+an answer cell must fail until it is answered, or Validate would pass it.
+"""
+
+from __future__ import annotations
+
+from nbgrader.converters import GenerateAssignment
+from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.utils import is_grade, is_solution
+
+TAG = "raises-exception"
+
+
+class TagCellsThatMayFail(NbGraderPreprocessor):
+    """Tag answer cells and autograded test cells (code cells only) ``raises-exception``."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "code" and (is_solution(cell) or is_grade(cell)):
+            tags = list(cell.metadata.get("tags", []))
+            if TAG not in tags:
+                cell.metadata["tags"] = tags + [TAG]
+        return cell, resources
+
+
+def preprocessors() -> list:
+    """generate_assignment's own preprocessors, then the tagging (tags are not checksummed)."""
+    return list(GenerateAssignment.class_traits()["preprocessors"].default()) + [TagCellsThatMayFail]
