@@ -67,7 +67,9 @@ class CheckFailed(AssertionError):
         text = self.message
         if label.lower() in text.lower()[:len(label) + 1]:
             text = text[len(label):].lstrip(" :")  # the message already starts with it
-        lines = textwrap.wrap(f"{label}: {text}", width=WRAP, break_long_words=False,
+        # "not answered yet" stays one line (one per exercise on an untouched copy)
+        width = 10_000 if self.misconception == UNANSWERED else WRAP
+        lines = textwrap.wrap(f"{label}: {text}", width=width, break_long_words=False,
                               break_on_hyphens=False) or [label]
         lines[0] = colour + label + "\x1b[0m" + lines[0][len(label):]
         return lines
