@@ -35,25 +35,25 @@ MC_SPEC = [
      "with checks.explain_errors({}, name='mean_rows(x)'):\n"
      "    got = mean_rows(x)\n"
      "checks.reject_close(got, {\n"
-     "    x.mean(dim=0): '[mc:reduce.wrong-dim] dim=0 averages down each column; a row mean runs along dim=1.',\n"
-     "    x.mean(): '[mc:reduce.everything] without dim, mean reduces every element to one number.'},\n"
+     "    x.mean(dim=0): '[mc:tiny.wrong-dim] dim=0 averages down each column; a row mean runs along dim=1.',\n"
+     "    x.mean(): '[mc:tiny.everything] without dim, mean reduces every element to one number.'},\n"
      "    name='mean_rows(x)')\n"
      "checks.expect_close(got, x.mean(dim=1), name='mean_rows(x)')"),
     ("solution", "mc-count", 0, "### BEGIN SOLUTION\nanswer = 6\n### END SOLUTION"),
     ("test", "mc-count-test", 1,
      "checks.expect_equal(answer, 6, name='answer', wrong={\n"
-     "    5: '[mc:count.off-by-one] range(a, b) stops before b.',\n"
-     "    9: '[mc:count.squared] the size of a 2-d grid is rows times columns.'})"),
+     "    5: '[mc:tiny.off-by-one] range(a, b) stops before b.',\n"
+     "    9: '[mc:tiny.squared] the size of a 2-d grid is rows times columns.'})"),
     ("solution", "mc-old", 0,
      "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION"),
     # as an older release wrote tests: a plain assert, no identifier
     ("test", "mc-old-test", 1, "assert double(2) == 4, 'double(2) should be 4'"),
 ]
 WRONG = {  # the variants contract: (code, phrase, misconception id)
-    "mc-rows": [("def mean_rows(t):\n    return t.mean(dim=0)", "averages down each column", "reduce.wrong-dim"),
-                ("def mean_rows(t):\n    return t.mean()", "every element", "reduce.everything")],
-    "mc-count": [("answer = 5", "stops before", "count.off-by-one"),
-                 ("answer = 9", "rows times columns", "count.squared")],
+    "mc-rows": [("def mean_rows(t):\n    return t.mean(dim=0)", "averages down each column", "tiny.wrong-dim"),
+                ("def mean_rows(t):\n    return t.mean()", "every element", "tiny.everything")],
+    "mc-count": [("answer = 5", "stops before", "tiny.off-by-one"),
+                 ("answer = 9", "rows times columns", "tiny.squared")],
     "mc-old": [("def double(x):\n    return x + x + 1", "should be 4")],
 }
 SLOW = "time.sleep(600)\nanswer = 6"  # stops the run in a solution cell: a timeout
@@ -61,12 +61,12 @@ SLOW = "time.sleep(600)\nanswer = 6"  # stops the run in a solution cell: a time
 CLASS = {
     "ref": ({}, {}),
     "blank": (None, dict.fromkeys(("mc-rows", "mc-count", "mc-old"), "unanswered")),
-    "dim0": ({"mc-rows": WRONG["mc-rows"][0][0]}, {"mc-rows": "reduce.wrong-dim"}),
+    "dim0": ({"mc-rows": WRONG["mc-rows"][0][0]}, {"mc-rows": "tiny.wrong-dim"}),
     "dim0_off": ({"mc-rows": WRONG["mc-rows"][0][0], "mc-count": WRONG["mc-count"][0][0]},
-                 {"mc-rows": "reduce.wrong-dim", "mc-count": "count.off-by-one"}),
+                 {"mc-rows": "tiny.wrong-dim", "mc-count": "tiny.off-by-one"}),
     "all_wrong": ({"mc-rows": WRONG["mc-rows"][1][0], "mc-count": WRONG["mc-count"][1][0],
                    "mc-old": WRONG["mc-old"][0][0]},
-                  {"mc-rows": "reduce.everything", "mc-count": "count.squared", "mc-old": "unclassified"}),
+                  {"mc-rows": "tiny.everything", "mc-count": "tiny.squared", "mc-old": "unclassified"}),
     "old_only": ({"mc-old": WRONG["mc-old"][0][0]}, {"mc-old": "unclassified"}),
     "slow": ({"mc-count": SLOW}, {"mc-count": "not graded", "mc-old": "not graded"}),
 }
@@ -106,8 +106,24 @@ def test_counts_equal_the_known_outcomes(mc_class):
     assert_counts(mc_class, MC, EXERCISES, known)
     # spelled out once, so a reader sees what the class looked like
     got, _ = csv_counts(mc_class / "reports" / f"{MC}.csv")
-    assert got["mc-rows", "reduce.wrong-dim"] == 2 and got[WHOLE, "unclassified"] == 2
+    assert got["mc-rows", "tiny.wrong-dim"] == 2 and got[WHOLE, "unclassified"] == 2
     assert got[WHOLE, "not graded"] == 3 and got[WHOLE, "correct"] == 1
+
+
+@pytest.mark.slow
+def test_wrong_answers_fail_with_their_phrase_and_marker(mc_class):
+    import nbformat
+    for student, (answers, _) in CLASS.items():
+        for exercise, code in (answers or {}).items():
+            for variant in WRONG.get(exercise, []):
+                if variant[0] != code:
+                    continue
+                nb = nbformat.read(str(mc_class / "autograded" / student / MC / f"{MC}.ipynb"), as_version=4)
+                cell, = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == f"{exercise}-test"]
+                evalue = " ".join(o.get("evalue", "") for o in cell.outputs if o.output_type == "error")
+                _, phrase, identifier = submissions.unpack(variant)
+                assert phrase in evalue, (student, exercise, evalue)
+                assert identifier is None or evalue.endswith(f"[mc:{identifier}]"), (student, exercise, evalue)
 
 
 @pytest.mark.slow
@@ -119,7 +135,7 @@ def test_every_row_is_there_even_at_zero_and_misconceptions_come_largest_first(m
         assert outcomes[-4:] == list(RESERVED), exercise
         counts = [int(r["students"]) for r in mine[:-4]]
         assert counts == sorted(counts, reverse=True), exercise
-    uncatalogued = {r["description"] for r in rows if r["misconception"] == "reduce.wrong-dim"}
+    uncatalogued = {r["description"] for r in rows if r["misconception"] == "tiny.wrong-dim"}
     assert uncatalogued == {"(not in the catalogue)"}
 
 
@@ -143,8 +159,8 @@ def test_an_exercise_without_identifiers_counts_as_unclassified():
     cell = new_code_cell("assert double(2) == 4")
     cell.outputs = [new_output("error", ename="AssertionError", evalue="double(2) should be 4", traceback=[])]
     assert cell_outcome(cell) == UNCLASSIFIED
-    cell.outputs[0]["evalue"] += " [mc:count.off-by-one]"
-    assert cell_outcome(cell) == "count.off-by-one"
+    cell.outputs[0]["evalue"] += " [mc:tiny.off-by-one]"
+    assert cell_outcome(cell) == "tiny.off-by-one"
 
 
 # -- the demo class (make grade-demo's submissions, one notebook) ------------------------
