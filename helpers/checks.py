@@ -386,3 +386,30 @@ def reject_close(value, wrong: Mapping, name: str = "result", rtol: float = 1e-4
         bad = torch.as_tensor(wrong_value, dtype=torch.float64)
         if got.shape == bad.shape and torch.allclose(got, bad, rtol=rtol, atol=atol):
             _fail(f"{name} is not right. {reason}")
+
+
+# --- checks that always give a reason (notebooks 01 and 02) -----------------------------
+
+def expect_true(condition, message: str) -> None:
+    """Fail with ``message`` unless ``condition`` holds.
+
+    For a property that has no "wrong value" to show (requires_grad, is_leaf, a gradcheck):
+    the message says what the answer does, never "X = True is not right" when X was False.
+    """
+    __tracebackhide__ = True
+    if not bool(condition):
+        _fail(message)
+
+
+@contextlib.contextmanager
+def because(why: str):
+    """Give every check inside the block a reason: a failure that names no misconception
+    gets ``why`` (which should carry an ``[mc:...]`` marker) appended; one that already
+    names a misconception keeps its own."""
+    try:
+        yield
+    except CheckFailed as failure:
+        if failure.misconception:
+            raise
+        raise CheckFailed(f"{failure.message} {why}") from None
+

@@ -103,3 +103,45 @@ def test_variants_cover_every_exercise(notebook):
     needed = {i for i in ids if not is_quiz(i)}
     assert needed <= set(alternative), f"ALTERNATIVE lacks {needed - set(alternative)}"
     assert set(alternative) <= ids
+
+
+def _silent_asserts(source: str) -> list[int]:
+    """Line numbers of `assert x` (no message) and of bare `raise AssertionError`."""
+    import ast
+
+    # IPython magics are not Python: blank them out, keeping the line numbers
+    lines = ["" if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()]
+    tree = ast.parse("\n".join(lines))
+    silent = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert) and node.msg is None:
+            silent.append(node.lineno)
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            exc = node.exc
+            name = exc.func if isinstance(exc, ast.Call) else exc
+            if isinstance(name, ast.Name) and name.id == "AssertionError" and not (
+                    isinstance(exc, ast.Call) and (exc.args or exc.keywords)):
+                silent.append(node.lineno)
+    return silent
+
+
+def test_test_cells_assert_with_a_message(notebook):
+    """A failing assert in a test cell (hidden ones included) must say why: a bare
+    AssertionError tells a student nothing about what they believed."""
+    path, nb = notebook
+    found = {}
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade") and cell.cell_type == "code":
+            silent = _silent_asserts(cell.source)
+            if silent:
+                found[meta["grade_id"]] = silent
+    assert not found, (f"{path.name}: asserts without a message (grade_id: cell lines) {found}; "
+                       "give each a message naming the misconception, or use helpers.checks")
+
+
+def test_silent_assert_lint_sees_them():
+    """The lint itself: it flags the silent forms and passes the explained ones."""
+    assert _silent_asserts("assert x == 1\nraise AssertionError\nraise AssertionError()") == [1, 2, 3]
+    assert _silent_asserts("assert x, 'why'\nraise AssertionError('why')") == []
+    assert _silent_asserts("%time f()\nassert (x, 'a tuple is always true')") == [2]

@@ -16,6 +16,10 @@
 # - use in-place ops, the NumPy bridge, indexing, masks and `gather` safely, on any device.
 #
 # **Prerequisites**: Python and a little NumPy. No GPU needed.
+#
+# **How this notebook works.** Quick quizzes ask you to *predict* before a cell shows the
+# answer; numbered exercises (points in the heading) are graded. Run the test cell under
+# an answer: when it fails, its message says what you probably believed and what to check.
 
 # %%
 import math
@@ -53,21 +57,67 @@ print(torch.zeros_like(a), torch.full_like(a, 7).dtype)
 # ### dtypes
 #
 # PyTorch's default floating dtype is float32, while NumPy's is float64: converting a NumPy
-# array keeps float64, which is slower and later clashes with float32 weights. Integers
-# default to int64, the dtype PyTorch expects for indices and class labels. Images usually
-# arrive as uint8 (0…255).
+# array keeps float64. Mixed with float32 tensors, an elementwise operation silently
+# promotes the result to float64 (twice the memory, slower), while a matrix product refuses
+# the mix (section 9). Integers default to int64. Indexing and `gather` accept int64 or
+# int32 indices, but `cross_entropy` wants its class targets as int64 (it rejects int32).
 
 # %%
-print(torch.tensor([1.0, 2.0]).dtype, np.array([1.0, 2.0]).dtype,
-      torch.from_numpy(np.array([1.0, 2.0])).dtype)
-print(torch.tensor([1, 2]).dtype, torch.zeros(2, 2, dtype=torch.uint8).dtype,
-      "uint8 range", torch.iinfo(torch.uint8).min, "…", torch.iinfo(torch.uint8).max)
+from_np = torch.from_numpy(np.array([1.0, 2.0]))
+print(torch.tensor([1.0, 2.0]).dtype, np.array([1.0, 2.0]).dtype, from_np.dtype,
+      " float64 * float32 ->", (from_np * torch.ones(2)).dtype)
+print(torch.tensor([1, 2]).dtype)
+scores_demo = torch.tensor([[0.1, 0.7], [0.3, 0.2]])
+print("int32 indices work:", scores_demo[torch.arange(2, dtype=torch.int32), torch.tensor([1, 0], dtype=torch.int32)])
+with checks.expect_error(RuntimeError):
+    torch.nn.functional.cross_entropy(scores_demo, torch.tensor([1, 0], dtype=torch.int32))
+
+# %% [markdown]
+# Images usually arrive as **uint8**: one byte per value, 0…255. Integer arithmetic on
+# uint8 wraps around modulo 256 instead of stopping at 255, so convert to float (and scale
+# to [0, 1] by dividing by 255) before any arithmetic.
+
+# %%
+pixels = torch.tensor([250, 100, 0], dtype=torch.uint8)
+print("uint8 range", torch.iinfo(torch.uint8).min, "…", torch.iinfo(torch.uint8).max)
+print("pixels + 10 =", pixels + 10, "  (250 + 10 = 260 wraps to", 260 % 256, ")")
+print("pixels - 1  =", pixels - 1)
+scaled = pixels.float() / 255
+print("as float in [0, 1]:", scaled, scaled.dtype)
 
 # %% [markdown]
 # The two 16-bit float formats spend their bits differently. float16 has 5 exponent bits
 # and 10 fraction bits: finer steps, small range. bfloat16 keeps float32's 8 exponent bits
-# and only 7 fraction bits: float32's range, coarse steps. The cell prints each format's
-# largest value and its `eps` (the gap between 1 and the next representable number).
+# and only 7 fraction bits: float32's range, coarse steps.
+#
+# **Quick quiz (predict before running the next cells).** Which 16-bit format can store
+# 70000.0 without overflowing to `inf`? Set `quiz_dtype` to `"float16"` or `"bfloat16"`.
+
+# %% solution 01_tensors-quiz-dtype
+### BEGIN SOLUTION
+quiz_dtype = "bfloat16"
+### END SOLUTION
+
+# %% test 01_tensors-quiz-dtype-test points=1
+with checks.because("[mc:dtype.quiz-format] Answer with one of the two format names as a string."):
+    checks.expect_type(quiz_dtype, (str, torch.dtype), "quiz_dtype")
+    checks.expect_true(str(quiz_dtype).replace("torch.", "") in ("float16", "bfloat16"),
+                       f"quiz_dtype is {quiz_dtype!r}, not one of 'float16' or 'bfloat16'.")
+checks.reject(str(quiz_dtype).replace("torch.", ""), {
+    "float16": "[mc:dtype.float16-range] float16 has more fraction bits (finer steps) but only 5 "
+               "exponent bits: its largest finite value is 65504, so 70000 overflows to inf."},
+    "quiz_dtype")
+### BEGIN HIDDEN TESTS
+_fits = [d for d in ("float16", "bfloat16")
+         if torch.isfinite(torch.tensor(70000.0).to(getattr(torch, d))).item()]
+checks.expect_true(str(quiz_dtype).replace("torch.", "") in _fits,
+                   "[mc:dtype.float16-range] 70000 overflows float16 (largest finite value "
+                   "65504); bfloat16 keeps float32's exponent range.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The cell prints each format's largest value and its `eps` (the gap between 1 and the next
+# representable number), then converts 70000 and 1 + 1/256 to both formats.
 
 # %%
 for dtype in (torch.float32, torch.float16, torch.bfloat16):
@@ -82,26 +132,6 @@ step = torch.tensor(1 + 1 / 256)
 print("1 + 1/256 as float16:", step.to(torch.float16).item(), " as bfloat16:", step.to(torch.bfloat16).item())
 
 # %% [markdown]
-# **Quick quiz.** Which 16-bit format can store 70000.0 without overflowing to `inf`?
-# Set `quiz_dtype` to the string `"float16"` or `"bfloat16"`.
-
-# %% solution 01_tensors-quiz-dtype
-### BEGIN SOLUTION
-quiz_dtype = "bfloat16"
-### END SOLUTION
-
-# %% test 01_tensors-quiz-dtype-test points=1
-checks.expect_type(quiz_dtype, (str, torch.dtype), "quiz_dtype")
-assert str(quiz_dtype).replace("torch.", "") in ("float16", "bfloat16"), \
-    "quiz_dtype should be 'float16' or 'bfloat16'"
-### BEGIN HIDDEN TESTS
-_fits = "float16" if torch.finfo(torch.float16).max >= 70000 else "bfloat16"
-assert str(quiz_dtype).replace("torch.", "") == _fits, (
-    f"float16's largest finite value is {torch.finfo(torch.float16).max:.0f}: it trades range "
-    "for precision, while bfloat16 keeps float32's exponent range.")
-### END HIDDEN TESTS
-
-# %% [markdown]
 # ## 2. Storage and strides
 #
 # A tensor's elements live in a one-dimensional **storage**. The **strides** say how many
@@ -112,6 +142,10 @@ assert str(quiz_dtype).replace("torch.", "") == _fits, (
 #
 # A freshly created 2×3 tensor is *contiguous* (row-major): its last dimension moves by 1
 # and the first by the length of a row, so its strides are (3, 1).
+#
+# To look at the storage itself, the cell uses `torch.as_strided(t, size, stride, offset)`,
+# which builds a tensor over `t`'s storage with a recipe *you* choose; here the recipe
+# "`numel` elements, stride 1, from cell 0" reads the storage as a flat row.
 
 # %%
 x = torch.arange(6).view(2, 3)
@@ -119,17 +153,32 @@ print(x)
 print("stride", x.stride(), " storage offset", x.storage_offset(), " contiguous", x.is_contiguous())
 i, j = 1, 2
 position = x.storage_offset() + i * x.stride(0) + j * x.stride(1)
-storage = x.as_strided((x.numel(),), (1,), 0)    # the storage read as a flat tensor
+storage = torch.as_strided(x, (x.numel(),), (1,), 0)    # the storage read as a flat tensor
 print(f"element ({i}, {j}) sits at storage position {position}; storage[{position}] = "
       f"{storage[position].item()}, x[{i}, {j}] = {x[i, j].item()}")
 
 # %% [markdown]
-# The **stride explorer** shows the same thing for any shape and up to two operations:
-# the numbers in the logical grid are storage positions, matching colours mean the same
-# memory, and the formula is evaluated for the index you pick. Try `transpose`, then a
-# `view` of the result, or `expand` on a shape with a 1 in it. The default shows the
-# transpose of the 2×3 tensor above: index (2, 1) of the transpose is element (1, 2) of
-# the original, still at position 5.
+# A transpose keeps the storage and swaps the strides, so index (2, 1) of `x.t()` is
+# element (1, 2) of `x`, at the same storage position:
+
+# %%
+xt = x.t()
+position_t = xt.storage_offset() + 2 * xt.stride(0) + 1 * xt.stride(1)
+print("x.t() strides", xt.stride(), "-> index (2, 1) at position", position_t,
+      "| xt[2, 1] =", xt[2, 1].item(), " x[1, 2] =", x[1, 2].item())
+
+# %% [markdown]
+# The **stride explorer** shows the same for any shape and up to two operations: the
+# numbers in the logical grid are storage positions, matching colours mean the same
+# memory, and the formula is evaluated for the index you pick. Tasks:
+#
+# 1. The default is `transpose(0, 1)` of a 2×3 tensor at index (2, 1): find position 5 in
+#    the picture, the same number the cell above computed.
+# 2. Set **then** to `view` with `6`: notice that the explorer refuses. Now try `3, 2, 1`:
+#    it works. Why can a stride be found for the second shape but not the first? (You
+#    will need this in Exercise 4.)
+# 3. Set shape `1, 3`, op `expand` with `4, 3`: notice the stride 0 and that all four rows
+#    point at the same three cells.
 
 # %%
 helpers.strides.explore()
@@ -144,21 +193,28 @@ quiz_offset = 11
 ### END SOLUTION
 
 # %% test 01_tensors-quiz-offset-test points=1
-checks.expect_type(quiz_offset, int, "quiz_offset")
+with checks.because("[mc:strides.quiz-type] The answer is one storage position, a whole number."):
+    checks.expect_type(quiz_offset, int, "quiz_offset")
 checks.reject(quiz_offset, {
-    7: "You used the strides in reverse order: for a contiguous (4, 5) tensor, "
-       "dim 0 moves by a whole row and dim 1 by 1.",
-    3: "Each index is multiplied by its dimension's stride, not simply added."}, "quiz_offset")
+    7: "[mc:strides.reversed-order] You used the strides in reverse order: for a contiguous "
+       "(4, 5) tensor, dim 0 moves by a whole row (5 cells) and dim 1 by 1.",
+    3: "[mc:strides.add-indices] Each index is multiplied by its dimension's stride, not "
+       "simply added.",
+    2: "[mc:strides.multiply-indices] The indices are not multiplied together: each one is "
+       "multiplied by its own dimension's stride, and the products are added."}, "quiz_offset")
 ### BEGIN HIDDEN TESTS
-assert quiz_offset == torch.arange(20).view(4, 5)[2, 1].item()
+checks.expect_true(quiz_offset == torch.arange(20).view(4, 5)[2, 1].item(),
+                   "[mc:strides.offset-formula] Use offset = i·s0 + j·s1 with the strides of a "
+                   "contiguous (4, 5) tensor, (5, 1).")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise: strides by hand
+# ### Exercise 1: strides by hand (2 points)
 #
 # Write `row_major_strides(shape)` returning the strides (a tuple) of a contiguous tensor of
 # that shape, without creating a tensor. *Misconception it targets*: the last dimension,
-# not the first, moves by one cell.
+# not the first, moves by one cell, and a dimension's stride counts the cells of everything
+# *after* it.
 
 # %% solution 01_tensors-strides
 def row_major_strides(shape):
@@ -173,25 +229,42 @@ def row_major_strides(shape):
 # %% test 01_tensors-strides-test points=2
 import math  # the test needs it even if the student removed the import above
 
+_hint = ("[mc:strides.row-major-rule] A dim's stride is the product of the sizes of all "
+         "the dims after it; the last dim's stride is 1.")
 for _shape in [(2, 3), (4, 5, 6), (7,), (2, 1, 3)]:
-    _got = row_major_strides(_shape)
-    checks.expect_type(_got, (tuple, list, torch.Size), f"row_major_strides({_shape})")
+    with checks.explain_errors({"": _hint}, f"row_major_strides({_shape})"):
+        _got = row_major_strides(_shape)
+    with checks.because(_hint):
+        checks.expect_type(_got, (tuple, list, torch.Size), f"row_major_strides({_shape})")
+    _got, _want = tuple(_got), torch.empty(_shape).stride()
     _column_major = tuple(math.prod(_shape[:k]) for k in range(len(_shape)))
-    _next_only = tuple(_shape[1:]) + (1,)
-    checks.expect_equal(tuple(_got), torch.empty(_shape).stride(), f"row_major_strides({_shape})", wrong={
-        _column_major: "These are column-major (Fortran) strides: in PyTorch the last dim moves by 1.",
-        _next_only: "A dim's stride is the product of all the sizes after it, not just the next one."})
+    _wrong = {
+        _column_major: "[mc:strides.column-major] These are column-major (Fortran) strides: "
+                       "in PyTorch the last dim moves by 1 and the first by the most.",
+        tuple(_shape[1:]) + (1,): "[mc:strides.next-size-only] A dim's stride is the product "
+                                  "of ALL the sizes after it, not just the next one.",
+        tuple(math.prod(_shape[k:]) for k in range(len(_shape))):
+            "[mc:strides.include-own-size] Each stride includes its own dim's size: a step "
+            "along dim k skips the sizes AFTER k only, so the last stride is 1."}
+    # A wrong rule can agree with the right one on some shapes ((2, 3) for next-size-only).
+    checks.reject(_got, {k: why for k, why in _wrong.items() if k != _want},
+                  f"row_major_strides({_shape})")
+    checks.expect_true(_got == _want,
+                       f"row_major_strides({_shape}) = {_got} is not right. {_hint}")
 ### BEGIN HIDDEN TESTS
 for _shape in [(1,), (3, 1), (2, 3, 4, 5), (5, 1, 1, 2), (6, 7, 8)]:
-    assert tuple(row_major_strides(_shape)) == torch.empty(_shape).stride(), _shape
+    _want = torch.empty(_shape).stride()
+    checks.expect_true(tuple(row_major_strides(_shape)) == _want,
+                       f"row_major_strides({_shape}) should be {_want}. {_hint}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise: where does an element live?
+# ### Exercise 2: where does an element live? (2 points)
 #
 # Write `storage_position(t, index)` returning the storage position (an int) of `t[index]`
 # for *any* tensor `t`, contiguous or not, using `t.stride()` and `t.storage_offset()`.
-# *Misconception*: a slice starts somewhere inside its storage, not at cell 0.
+# *Misconception*: a slice starts somewhere inside its storage, not at cell 0, and a
+# transpose's strides are not the contiguous ones.
 
 # %% solution 01_tensors-offset
 def storage_position(t, index):
@@ -204,17 +277,27 @@ _base = torch.arange(24).view(4, 6)          # value == storage position
 _t = _base[1:, 2:].t()
 _index = (2, 1)
 _want = _t[_index].item()
-checks.expect_equal(storage_position(_t, _index), _want, "storage_position(t, (2, 1))", wrong={
-    _want - _t.storage_offset(): "You left out t.storage_offset(): a slice starts partway into its storage.",
+_hint = ("[mc:strides.offset-formula] The position is t.storage_offset() plus, for every "
+         "dim k, index[k] * t.stride(k).")
+with checks.explain_errors({"": _hint}, "storage_position(t, (2, 1))"):
+    _got = storage_position(_t, _index)
+checks.reject(_got, {
+    _want - _t.storage_offset():
+        "[mc:strides.offset-ignored] You left out t.storage_offset(): a slice starts partway "
+        "into its storage.",
     _t.storage_offset() + torch.arange(_t.numel()).view(_t.shape)[_index].item():
-        "You used the strides of a contiguous tensor: use t.stride(), which a transpose or slice changes."})
+        "[mc:strides.assume-contiguous] You used the strides of a contiguous tensor: use "
+        "t.stride(), which a transpose or a slice changes."}, "storage_position(t, (2, 1))")
+checks.expect_true(_got == _want, f"storage_position(t, (2, 1)) = {_got!r} is not right. {_hint}")
 ### BEGIN HIDDEN TESTS
 _g = torch.Generator().manual_seed(11)
 _store = torch.arange(5 * 6 * 7).view(5, 6, 7)
 for _view in [_store, _store.permute(2, 0, 1), _store[1:, ::2, 3:], _store[2].t(), _store[..., 1:].transpose(0, 2)]:
     for _ in range(5):
         _idx = tuple(int(torch.randint(n, (1,), generator=_g)) for n in _view.shape)
-        assert storage_position(_view, _idx) == _view[_idx].item(), (_view.shape, _idx)
+        checks.expect_true(storage_position(_view, _idx) == _view[_idx].item(),
+                           f"storage_position is wrong for a view with strides {_view.stride()}, "
+                           f"offset {_view.storage_offset()}, index {_idx}. {_hint}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -234,14 +317,18 @@ v[0, 0] = 100
 print("base after writing through the view:", base)
 print("same first element:", v.data_ptr() == base.data_ptr(),
       " slice data_ptr shifted by", s.data_ptr() - base.data_ptr(), "bytes")
-print("same storage (view, slice):",
-      v.untyped_storage().data_ptr() == base.untyped_storage().data_ptr(),
-      s.untyped_storage().data_ptr() == base.untyped_storage().data_ptr())
-c = base.clone()
-f = base[[0, 2, 4]]                         # indexing with a list or tensor copies
-print("same storage (clone, fancy index):",
-      c.untyped_storage().data_ptr() == base.untyped_storage().data_ptr(),
-      f.untyped_storage().data_ptr() == base.untyped_storage().data_ptr())
+
+
+def same_storage(t):
+    return t.untyped_storage().data_ptr() == base.untyped_storage().data_ptr()
+
+
+grid6 = base.view(2, 3)
+for name, t in [("view", v), ("slice", s), ("transpose", grid6.t()),
+                ("permute", base.view(1, 2, 3).permute(2, 0, 1)),
+                ("expand", base[:1].expand(4)), ("clone", base.clone()),
+                ("fancy index", base[[0, 2, 4]])]:
+    print(f"{name:12} shares base's storage: {same_storage(t)}")
 
 # %% [markdown]
 # A transpose only swaps strides, so its elements are no longer in row-major order:
@@ -255,6 +342,7 @@ mt = m.t()
 print("m.t() strides", mt.stride(), " contiguous", mt.is_contiguous())
 with checks.expect_error(RuntimeError):
     mt.view(6)
+print("mt.view(3, 2, 1) works:", mt.view(3, 2, 1).shape, "strides", mt.view(3, 2, 1).stride())
 r = mt.reshape(6)
 print(r, " reshape copied:", r.untyped_storage().data_ptr() != m.untyped_storage().data_ptr())
 print("m.reshape(3, 2) is a view:", m.reshape(3, 2).untyped_storage().data_ptr() == m.untyped_storage().data_ptr())
@@ -270,27 +358,46 @@ tiled = row.expand(4, 3)
 print(tiled, tiled.stride(), tiled.untyped_storage().nbytes(), "bytes of storage for", tiled.numel(), "elements")
 
 # %% [markdown]
-# **Quick quiz.** Is `torch.zeros(3, 4).t()` contiguous? Set `quiz_transposed_contiguous`
-# to `True` or `False` (predict it before running any code).
+# **Adding and removing size-1 axes.** Broadcasting (next section) often needs an axis of
+# size 1 put in on purpose. `unsqueeze(d)` inserts one at position `d`, indexing with
+# `None` does the same, `squeeze(d)` removes one, and `view(-1)` / `reshape(-1)` flatten
+# (a `-1` means "whatever size makes the count of elements match"). All of these are views.
+
+# %%
+col = torch.arange(3.0)
+print(col.shape, col.unsqueeze(1).shape, col[:, None].shape, col[None, :].shape)
+print(col[:, None].squeeze(1).shape, torch.zeros(2, 3, 4).view(-1).shape,
+      torch.zeros(2, 3, 4).reshape(2, -1).shape)
+
+# %% [markdown]
+# **Quick quiz.** Is `torch.zeros(3, 4)[:, :2]` (the first two columns) contiguous? Set
+# `quiz_contiguous` to `True` or `False`, predicting from its strides before running it.
 
 # %% solution 01_tensors-quiz-contiguous
 ### BEGIN SOLUTION
-quiz_transposed_contiguous = False
+quiz_contiguous = False
 ### END SOLUTION
 
 # %% test 01_tensors-quiz-contiguous-test points=1
-checks.expect_type(quiz_transposed_contiguous, bool, "quiz_transposed_contiguous")
+with checks.because("[mc:strides.quiz-type] Answer True or False."):
+    checks.expect_type(quiz_contiguous, bool, "quiz_contiguous")
+checks.reject(quiz_contiguous, {
+    True: "[mc:strides.slice-is-contiguous] The slice keeps the strides (4, 1): after two "
+          "elements of a row it jumps over the two it left out, so its elements are not "
+          "packed in row-major order."}, "quiz_contiguous")
 ### BEGIN HIDDEN TESTS
-assert quiz_transposed_contiguous == torch.zeros(3, 4).t().is_contiguous(), (
-    "A transpose swaps the strides to (1, 4): the last dim no longer moves by 1.")
+checks.expect_true(quiz_contiguous == torch.zeros(3, 4)[:, :2].is_contiguous(),
+                   "[mc:strides.slice-is-contiguous] A column slice keeps stride 4 for rows "
+                   "that are now 2 long: not contiguous.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise: is it a view?
+# ### Exercise 3: is it a view? (2 points)
 #
 # Write `shares_storage(a, b)` returning `True` when tensors `a` and `b` live in the same
-# storage (one is a view of the other) and `False` otherwise. *Misconception*: equal
-# `data_ptr()` is not the test, since a slice starts at a different element of the same storage.
+# storage and `False` otherwise, in either argument order, whichever elements each one
+# covers. *Misconception*: equal values are not shared memory, and equal `data_ptr()` is
+# not the test, since a slice starts at a different element of the same storage.
 
 # %% solution 01_tensors-views
 def shares_storage(a, b):
@@ -300,17 +407,81 @@ def shares_storage(a, b):
 
 # %% test 01_tensors-views-test points=2
 _x = torch.arange(6.0)
-checks.expect_equal(shares_storage(_x[2:], _x), True, "shares_storage(x[2:], x)", wrong={
-    False: "x[2:] begins two elements in, so its data_ptr() differs, yet it is a view of x: "
-           "compare the storages, not the first elements."})
-checks.expect_equal(shares_storage(_x.clone(), _x), False, "shares_storage(x.clone(), x)")
+_hint = ("[mc:views.storage-identity] Two tensors share memory when they use the same "
+         "storage: compare a.untyped_storage().data_ptr() with b's.")
+_cases = [
+    ((_x.clone(), _x), False, "shares_storage(x.clone(), x)",
+     "[mc:views.equal-values] x.clone() holds the same VALUES as x in a new storage: "
+     "equal values do not mean shared memory (torch.equal compares values)."),
+    ((_x[2:], _x), True, "shares_storage(x[2:], x)",
+     "[mc:views.data-ptr] x[2:] begins two elements in, so its data_ptr() differs, yet it "
+     "is a view of x: compare the storages, not the first elements."),
+    ((_x, _x[2:]), True, "shares_storage(x, x[2:])",
+     "[mc:views.one-direction] The answer must not depend on the argument order: x and "
+     "x[2:] share one storage whichever comes first."),
+    ((_x[:2], _x[4:]), True, "shares_storage(x[:2], x[4:])",
+     "[mc:views.overlap] x[:2] and x[4:] cover different elements of ONE storage (their "
+     "ranges do not overlap), yet a write through x shows in both: compare the storages."),
+]
+for (_a, _b), _want, _name, _why in _cases:
+    with checks.explain_errors({"": _hint}, _name):
+        _got = shares_storage(_a, _b)
+    checks.expect_true(bool(_got) == _want, f"{_name} returned {bool(_got)}. {_why}")
 ### BEGIN HIDDEN TESTS
 _y = torch.arange(12.0).view(3, 4)
-assert bool(shares_storage(_y.t(), _y))
-assert bool(shares_storage(_y[1:, 2:], _y)) and bool(shares_storage(_y[:1].expand(5, 4), _y))
-assert bool(shares_storage(_y.view(12)[5:], _y.t()))
-assert not bool(shares_storage(_y[[0, 2]], _y)) and not bool(shares_storage(_y.t().contiguous(), _y))
-assert not bool(shares_storage(_y[_y > 3], _y)) and not bool(shares_storage(torch.arange(12.0), _y))
+for (_a, _b), _want, _name in [
+        ((_y.t(), _y), True, "a transpose"), ((_y, _y[2:, 3:]), True, "a corner slice, base first"),
+        ((_y[:1].expand(5, 4), _y), True, "an expand"), ((_y.view(12)[5:], _y.t()), True, "two views"),
+        ((_y[0], _y[2]), True, "two disjoint rows"),
+        ((_y[[0, 2]], _y), False, "fancy indexing (a copy)"),
+        ((_y.t().contiguous(), _y), False, "contiguous() of a transpose (a copy)"),
+        ((_y[_y > 3], _y), False, "a mask (a copy)"), ((torch.arange(12.0), _y), False, "equal values")]:
+    checks.expect_true(bool(shares_storage(_a, _b)) == _want,
+                       f"shares_storage is wrong for {_name}: it should say {_want}. {_hint}")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Exercise 4: fix permute-then-view (2 points)
+#
+# This function should return the entries of a 2-D tensor **column by column** as a 1-D
+# tensor (for `[[0, 1, 2], [3, 4, 5]]`: 0, 3, 1, 4, 2, 5), and it fails:
+#
+# ```python
+# def columns_flat(m):
+#     return m.t().view(-1)
+# ```
+#
+# Run it on the cell below to see the error, then write a version that works.
+# *Misconception*: `.view` needs a layout one stride per dim can walk, and a reshape of
+# the untransposed tensor keeps the row order.
+
+# %%
+with checks.expect_error(RuntimeError):
+    torch.arange(6).view(2, 3).t().view(-1)
+
+# %% solution 01_tensors-permute-view
+def columns_flat(m):
+    ### BEGIN SOLUTION
+    return m.t().reshape(-1)
+    ### END SOLUTION
+
+# %% test 01_tensors-permute-view-test points=2
+_m = torch.arange(12).view(3, 4)
+_hint = ("[mc:views.view-needs-contiguous] m.t() is not contiguous, so .view cannot flatten "
+         "it: use .reshape(-1) (it copies when it must) or .contiguous().view(-1).")
+with checks.explain_errors({"view size is not compatible": _hint, "": _hint}, "columns_flat(m)"):
+    _got = columns_flat(_m)
+with checks.because("[mc:views.flatten-shape] The result is 1-D: one entry per element of m."):
+    checks.expect_shape(_got, (12,), "columns_flat(m)")
+checks.reject(_got, {_m.reshape(-1): "[mc:views.reshape-not-transpose] This is m row by row: a "
+                     "reshape keeps the memory order. Transpose first, then flatten."},
+              "columns_flat(m)")
+### BEGIN HIDDEN TESTS
+for _m in [torch.arange(6).view(2, 3), torch.randn(4, 1), torch.randn(1, 5), torch.randn(6, 8)[:, ::2]]:
+    _want = torch.stack([_m[i, j] for j in range(_m.shape[1]) for i in range(_m.shape[0])])
+    checks.expect_true(torch.equal(columns_flat(_m), _want),
+                       f"columns_flat is wrong for a {tuple(_m.shape)} tensor: read column 0 top "
+                       "to bottom, then column 1, ... [mc:views.reshape-not-transpose]")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -330,10 +501,72 @@ with checks.expect_error(RuntimeError):
 # %% [markdown]
 # The **broadcasting explorer** lays two shapes out right-aligned and gives each axis a
 # verdict (equal, stretched 1, mismatch) and the result, or the axis PyTorch rejects.
-# Type shapes such as `64, 1` and `768`, or `3` and `4`.
+# Tasks:
+#
+# 1. Type `64` and `64, 1`: notice the result (64, 64) and which operand is stretched on
+#    each axis. That is the silent outer product of the next cell.
+# 2. Type `2, 3` and `2`: notice which axis fails, counted from the right. Then `2, 3`
+#    and `2, 1`, which works. (The quiz after the next one asks for a failing axis.)
+# 3. Type `8, 1, 6, 1` and `7, 1, 5`: read off the result shape before looking at it.
 
 # %%
 helpers.broadcasting.explore()
+
+# %% [markdown]
+# **Quick quiz.** How many elements does `torch.zeros(4, 1, 3) + torch.zeros(2, 1)` have?
+# Set `quiz_numel` to an integer (work it out from the rule, not by running it).
+
+# %% solution 01_tensors-quiz-broadcast
+### BEGIN SOLUTION
+quiz_numel = 24
+### END SOLUTION
+
+# %% test 01_tensors-quiz-broadcast-test points=1
+with checks.because("[mc:broadcast.quiz-type] The answer is a count of elements, a whole number."):
+    checks.expect_type(quiz_numel, int, "quiz_numel")
+checks.reject(quiz_numel, {
+    12: "[mc:broadcast.bigger-operand] The result is not simply the larger operand: the (2, 1) "
+        "operand's 2 stretches the middle axis of (4, 1, 3) too.",
+    14: "[mc:broadcast.numel-add] Broadcasting does not add up the two operands' elements: each "
+        "axis of the result takes the larger size, and numel is their product.",
+    9: "[mc:broadcast.numel-add] The result's sizes are multiplied to count its elements, not "
+       "added.",
+    6: "[mc:broadcast.drop-leading] The missing leading axis counts as 1, so the 4 of (4, 1, 3) "
+       "stays in the result."}, "quiz_numel")
+### BEGIN HIDDEN TESTS
+checks.expect_true(quiz_numel == (torch.zeros(4, 1, 3) + torch.zeros(2, 1)).numel(),
+                   "[mc:broadcast.rule] Align (4, 1, 3) and (2, 1) on the right; every axis takes "
+                   "the larger size; numel is the product of the result's sizes.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# **Quick quiz.** `torch.zeros(8, 3, 5) + torch.zeros(4, 1)` raises an error. At which axis,
+# counted from the right (-1 is the last axis), do the sizes clash? Set
+# `quiz_failing_axis` to a negative integer.
+
+# %% solution 01_tensors-quiz-failing-axis
+### BEGIN SOLUTION
+quiz_failing_axis = -2
+### END SOLUTION
+
+# %% test 01_tensors-quiz-failing-axis-test points=1
+with checks.because("[mc:broadcast.quiz-type] The answer is an axis number, a whole number."):
+    checks.expect_type(quiz_failing_axis, int, "quiz_failing_axis")
+checks.reject(quiz_failing_axis, {
+    -1: "[mc:broadcast.one-is-mismatch] On the last axis the sizes are 5 and 1: a size 1 "
+        "stretches, so that axis is fine.",
+    -3: "[mc:broadcast.align-left] You aligned the shapes on the left (8 against 4): "
+        "broadcasting aligns them on the right.",
+    1: "[mc:broadcast.axis-counting] Count from the right with negative numbers: -1 is the last axis.",
+    2: "[mc:broadcast.axis-counting] Count from the right with negative numbers: -1 is the last axis."},
+    "quiz_failing_axis")
+### BEGIN HIDDEN TESTS
+_sizes = {-1: (5, 1), -2: (3, 4), -3: (8, 1)}      # (8, 3, 5) against (4, 1) padded to (1, 4, 1)
+_clash = max(k for k, (p, q) in _sizes.items() if p != q and 1 not in (p, q))
+checks.expect_true(quiz_failing_axis == _clash,
+                   "[mc:broadcast.rule] Align (8, 3, 5) and (4, 1) on the right and compare "
+                   "axis by axis from -1 leftwards: the first pair that differs with no 1 fails.")
+### END HIDDEN TESTS
 
 # %% [markdown]
 # **The silent outer product.** Broadcasting never asks whether you *meant* it. A model
@@ -350,25 +583,7 @@ print("wrong shape", tuple(wrong.shape), "loss", round(wrong.mean().item(), 4))
 print("right shape", tuple(right.shape), "loss", round(right.mean().item(), 4))
 
 # %% [markdown]
-# **Quick quiz.** How many elements does `torch.zeros(1, 3) + torch.zeros(2, 1)` have?
-# Set `quiz_numel` to an integer (work it out from the rule, not by running it).
-
-# %% solution 01_tensors-quiz-broadcast
-### BEGIN SOLUTION
-quiz_numel = 6
-### END SOLUTION
-
-# %% test 01_tensors-quiz-broadcast-test points=1
-checks.expect_type(quiz_numel, int, "quiz_numel")
-checks.reject(quiz_numel, {
-    3: "Each axis of the result takes the larger size of the two, so both size-1 axes are stretched.",
-    4: "Broadcasting does not add up elements: each axis takes the larger size of the two."}, "quiz_numel")
-### BEGIN HIDDEN TESTS
-assert quiz_numel == (torch.zeros(1, 3) + torch.zeros(2, 1)).numel()
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### Exercise: the broadcasting rule
+# ### Exercise 5: the broadcasting rule (2 points)
 #
 # Write `broadcast_shape(a, b)` taking two shapes (tuples of positive ints) and returning the
 # broadcast result as a tuple, or raising `ValueError` when they are incompatible.
@@ -389,17 +604,24 @@ def broadcast_shape(a, b):
     ### END SOLUTION
 
 # %% test 01_tensors-broadcast-test points=2
+_rule = ("[mc:broadcast.rule] Align on the right, pad the shorter shape with 1s; per axis "
+         "the sizes must be equal or one of them 1, and the result takes the larger.")
 for _a, _b in [((2, 3), (3,)), ((64, 1), (768,)), ((1, 3), (2, 1))]:
-    with checks.explain_errors({"": "These shapes do broadcast: align them on the right "
-                                    "(compare the last sizes first)."}, f"broadcast_shape({_a}, {_b})"):
+    with checks.explain_errors({"": "[mc:broadcast.align-left] These shapes do broadcast: align "
+                                    "them on the right (compare the last sizes first)."},
+                               f"broadcast_shape({_a}, {_b})"):
         _got = broadcast_shape(_a, _b)
-    _want = tuple(torch.broadcast_shapes(_a, _b))
-    if len(_got) == len(_want) and any(g < w for g, w in zip(_got, _want)):
-        raise checks.CheckFailed(f"broadcast_shape({_a}, {_b}) is {tuple(_got)}, expected {_want}: a size-1 "
-                                 "axis is stretched to the other size, so take the larger one.")
-    checks.expect_equal(tuple(_got), _want, f"broadcast_shape({_a}, {_b})")
+    with checks.because(_rule):
+        checks.expect_type(_got, (tuple, list, torch.Size), f"broadcast_shape({_a}, {_b})")
+    _got, _want = tuple(_got), tuple(torch.broadcast_shapes(_a, _b))
+    checks.expect_true(not (len(_got) == len(_want) and any(g < w for g, w in zip(_got, _want))),
+                       f"broadcast_shape({_a}, {_b}) = {_got} is too small on some axis. "
+                       "[mc:broadcast.take-min] A size-1 axis is stretched to the other size, "
+                       "so take the larger one.")
+    checks.expect_true(_got == _want, f"broadcast_shape({_a}, {_b}) = {_got} is not right. {_rule}")
 checks.expect_raises(ValueError, broadcast_shape, (3,), (4,), name="broadcast_shape((3,), (4,))",
-                     why="3 and 4 differ and neither is 1, so PyTorch refuses them.")
+                     why="[mc:broadcast.mismatch-allowed] 3 and 4 differ and neither is 1, so "
+                         "PyTorch refuses them: raise ValueError.")
 ### BEGIN HIDDEN TESTS
 _cases = [((5, 1, 4), (3, 1)), ((8, 1, 6, 1), (7, 1, 5)), ((1,), (2, 3, 4)), ((2, 3, 4), (2, 3, 4)),
           ((4, 1), (1, 4)), ((2, 3), (3, 2)), ((5, 2), (4, 5, 1)), ((3, 1, 2), (4, 2, 2))]
@@ -407,16 +629,16 @@ for _a, _b in _cases:
     try:
         _want = tuple(torch.broadcast_shapes(_a, _b))
     except RuntimeError:
-        try:
-            broadcast_shape(_a, _b)
-        except ValueError:
-            continue
-        raise AssertionError(f"broadcast_shape({_a}, {_b}) should raise ValueError")
-    assert tuple(broadcast_shape(_a, _b)) == _want, (_a, _b)
+        checks.expect_raises(ValueError, broadcast_shape, _a, _b, name=f"broadcast_shape({_a}, {_b})",
+                             why=f"[mc:broadcast.mismatch-allowed] These shapes clash. {_rule}")
+        continue
+    with checks.explain_errors({"": _rule}, f"broadcast_shape({_a}, {_b})"):
+        _got = tuple(broadcast_shape(_a, _b))
+    checks.expect_true(_got == _want, f"broadcast_shape({_a}, {_b}) should be {_want}. {_rule}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise: fix the outer-product bug
+# ### Exercise 6: fix the outer-product bug (2 points)
 #
 # `pred_64` has shape (64,) and `target_64` shape (64, 1). Set `mse_fixed` to their mean
 # squared error: one squared difference per sample, averaged (a 0-d tensor or a float).
@@ -432,36 +654,110 @@ mse_fixed = ((pred_64 - target_64.squeeze(1)) ** 2).mean()
 ### END SOLUTION
 
 # %% test 01_tensors-outer-test points=2
-if isinstance(mse_fixed, torch.Tensor) and mse_fixed.dim() > 0:
-    raise checks.CheckFailed(
-        f"mse_fixed has shape {tuple(mse_fixed.shape)}, expected one number (shape ()). Beware: "
-        f"pred_64 - target_64 has shape {tuple((pred_64 - target_64).shape)}, an outer product of "
-        "every prediction with every target, not one difference per sample.")
-checks.reject_close(mse_fixed, {((pred_64 - target_64) ** 2).mean():
-    "This is the mean over a (64, 64) outer product of every prediction with every target: "
-    "make both shapes (64,) before subtracting."}, "mse_fixed")
+checks.expect_true(not (isinstance(mse_fixed, torch.Tensor) and mse_fixed.numel() > 1),
+                   f"mse_fixed has shape {tuple(getattr(mse_fixed, 'shape', ()))}, not one number. "
+                   "[mc:broadcast.outer-product] pred_64 - target_64 has shape (64, 64): an outer "
+                   "product of every prediction with every target, not one difference per sample.")
+_per_sample = (pred_64 - target_64.squeeze(1)) ** 2
+checks.reject_close(mse_fixed, {
+    ((pred_64 - target_64) ** 2).mean():
+        "[mc:broadcast.outer-product] This is the mean over a (64, 64) outer product of every "
+        "prediction with every target: make both shapes (64,) before subtracting.",
+    _per_sample.sum(): "[mc:mse.sum-not-mean] This is the SUM of the 64 squared differences: "
+                       "the mean divides by the number of samples.",
+    _per_sample.mean().sqrt(): "[mc:mse.rmse] This is the root of the mean (RMSE): the MSE "
+                               "is the mean itself."}, "mse_fixed")
 ### BEGIN HIDDEN TESTS
 _g = torch.Generator().manual_seed(0)
 _p, _t = torch.randn(64, generator=_g), torch.randn(64, 1, generator=_g)
-checks.expect_close(float(mse_fixed), ((_p - _t[:, 0]) ** 2).mean().item(), "mse_fixed")
+checks.expect_close(float(mse_fixed), ((_p - _t[:, 0]) ** 2).mean().item(), "mse_fixed",
+                    hint="[mc:mse.per-sample] One squared difference per sample (both (64,)), "
+                         "then their mean.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 5. The shape puzzle
+# ### Exercise 7: a broadcasting puzzle, all pairwise distances (2 points)
 #
-# A batch of images has shape (32, 3, 224, 224): batch, channels, height, width. Three
-# common reshapes (check the arithmetic in the cell below):
-# - `flat`: one row per image for a linear head, shape (32, 150528);
-# - `tokens`: one token per pixel holding its 3 channel values, shape (32, 50176, 3), so
+# `a` holds N points and `b` holds M points, each a row of D coordinates. Write
+# `pairwise_sq_dists(a, b)` returning the (N, M) tensor whose entry (i, j) is the squared
+# distance between `a[i]` and `b[j]`: the sum over k of (a[i, k] − b[j, k])². Use the
+# broadcasting rule (a `None` axis on each side) rather than loops if you can.
+# *Misconception*: `a - b` subtracts row i from row i; it does not pair every row with every row.
+
+# %% solution 01_tensors-pairwise
+def pairwise_sq_dists(a, b):
+    ### BEGIN SOLUTION
+    return ((a[:, None, :] - b[None, :, :]) ** 2).sum(-1)
+    ### END SOLUTION
+
+# %% test 01_tensors-pairwise-test points=2
+_pa = torch.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
+_pb = torch.tensor([[1.0, 1.0], [3.0, 0.0]])
+_hint = ("[mc:broadcast.rowwise-not-pairwise] a - b pairs row i of a with row i of b (and fails "
+         "when N != M): give a a middle axis and b a leading one, a[:, None, :] - b[None, :, :], "
+         "so the difference has shape (N, M, D), then sum over D.")
+with checks.explain_errors({"": _hint}, "pairwise_sq_dists(a, b) with N = 3, M = 2"):
+    _got = pairwise_sq_dists(_pa, _pb)
+_diff = _pa[:, None, :] - _pb[None, :, :]
+with checks.because(_hint):
+    checks.expect_type(_got, torch.Tensor, "pairwise_sq_dists(a, b)")
+checks.reject_close(_got, {
+    (_diff ** 2).sum(0): "[mc:reduce.wrong-dim] You summed over the points of a (dim 0): the "
+                         "sum runs over the coordinates, the last dim.",
+    _diff.sum(-1) ** 2: "[mc:pairwise.square-after-sum] You squared the sum of differences: "
+                        "square each coordinate's difference first, then sum.",
+    (_diff ** 2).sum(-1).sqrt(): "[mc:pairwise.root] These are distances, not squared "
+                                 "distances: leave out the square root."},
+    "pairwise_sq_dists(a, b)")
+with checks.because("[mc:broadcast.pairwise-shape] One entry per pair (i, j): the result is "
+                    "(N, M) = (3, 2)."):
+    checks.expect_shape(_got, (3, 2), "pairwise_sq_dists(a, b)")
+### BEGIN HIDDEN TESTS
+with checks.because(_hint):
+    checks.expect_close(_got, (_diff ** 2).sum(-1), "pairwise_sq_dists(a, b)", hint=_hint)
+_ga = torch.Generator().manual_seed(8)
+for _n, _mm, _d in [(4, 4, 3), (5, 7, 1), (1, 3, 6)]:
+    _a, _b = torch.randn(_n, _d, generator=_ga), torch.randn(_mm, _d, generator=_ga)
+    _want = torch.stack([torch.stack([((_a[i] - _b[j]) ** 2).sum() for j in range(_mm)]) for i in range(_n)])
+    with checks.explain_errors({"": _hint}, f"pairwise_sq_dists on ({_n}, {_d}) and ({_mm}, {_d})"):
+        _got = pairwise_sq_dists(_a, _b)
+    with checks.because(_hint):
+        checks.expect_close(_got, _want, f"pairwise_sq_dists on ({_n}, {_d}) and ({_mm}, {_d})",
+                            rtol=1e-4, atol=1e-5, hint=_hint)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 5. Reductions and the shape puzzle
+#
+# A reduction (`sum`, `mean`, `max`, …) with `dim=` collapses the dims you name and keeps
+# the others; `dim` may be a tuple, and `keepdim=True` leaves each collapsed dim in place
+# with size 1 (handy for broadcasting the result back against the input).
+
+# %%
+cube = torch.arange(24.0).view(2, 3, 4)
+print(cube.sum(dim=0).shape, cube.mean(dim=-1).shape, cube.mean(dim=(1, 2)).shape,
+      cube.mean(dim=(1, 2), keepdim=True).shape)
+print("x - x.mean(-1, keepdim=True) broadcasts:", (cube - cube.mean(-1, keepdim=True)).shape)
+
+# %% [markdown]
+# ### Exercise 8: the shape puzzle (3 points)
+#
+# A batch of images has shape (32, 3, 224, 224): batch, channels, height, width. Make three
+# common tensors from it (the cell below computes the sizes involved):
+# - `flat`: one row per image for a linear head, shape (32, 3·224·224);
+# - `tokens`: one token per pixel holding its 3 channel values, shape (32, 224·224, 3), so
 #   that `tokens[b, h * 224 + w, c] == images[b, c, h, w]`;
-# - `pooled`: global average pooling, the mean of each channel over the image, shape (32, 3).
+# - `pooled`: global average pooling, the mean of each channel over the image, one number
+#   per (image, channel).
 #
 # *Misconception*: reshaping is not transposing. A reshape keeps the memory order, so the
 # channels must be moved last before pixels can become tokens.
 
 # %%
-print(3 * 224 * 224, 224 * 224)
 images = torch.randn(32, 3, 224, 224, generator=torch.Generator().manual_seed(1))
+batch, channels, height, width = images.shape
+print("flat", (batch, channels * height * width), " tokens", (batch, height * width, channels),
+      " pooled", (batch, channels))
 
 # %% solution 01_tensors-shapes
 ### BEGIN SOLUTION
@@ -471,17 +767,32 @@ pooled = images.mean(dim=(2, 3))
 ### END SOLUTION
 
 # %% test 01_tensors-shapes-test points=3
-checks.expect_shape(flat, (32, 150528), "flat")
-checks.expect_shape(tokens, (32, 50176, 3), "tokens")
-checks.reject(tokens, {images.reshape(32, 50176, 3):
-    "tokens only regroups memory in its stored order, so each 'pixel' mixes values of one channel: "
-    "permute the channels last before reshaping."}, "tokens")
-checks.expect_shape(pooled, (32, 3), "pooled")
+with checks.because("[mc:shapes.flatten] flat keeps the batch dim and merges the other three."):
+    checks.expect_shape(flat, (32, 150528), "flat")
+with checks.because("[mc:shapes.tokens] tokens has one row of 3 channel values per pixel."):
+    checks.expect_shape(tokens, (32, 50176, 3), "tokens")
+checks.reject(tokens, {
+    images.reshape(32, 50176, 3):
+        "[mc:shapes.reshape-not-permute] tokens only regroups memory in its stored order, so each "
+        "'pixel' mixes values of one channel: permute the channels last before reshaping.",
+    images.transpose(1, 3).reshape(32, 50176, 3):
+        "[mc:shapes.transpose-swaps-hw] transpose(1, 3) moves the channels last but also swaps "
+        "height and width, so pixel (h, w) lands at w * 224 + h: use permute(0, 2, 3, 1)."},
+    "tokens")
+with checks.because("[mc:reduce.pool-dims] Average over height and width (dims 2 and 3) and "
+                    "keep neither: one number per (image, channel)."):
+    checks.expect_shape(pooled, (32, 3), "pooled")
 ### BEGIN HIDDEN TESTS
 _im = torch.randn(32, 3, 224, 224, generator=torch.Generator().manual_seed(1))
-assert torch.equal(flat, _im.flatten(1))
-assert torch.equal(tokens, _im.flatten(2).transpose(1, 2))
-checks.expect_close(pooled, _im.flatten(2).mean(-1), "pooled", rtol=1e-4, atol=1e-6)
+checks.expect_true(torch.equal(flat, _im.flatten(1)),
+                   "[mc:shapes.flatten] flat's rows must be each image's values in memory order "
+                   "(channel, then row, then column).")
+checks.expect_true(torch.equal(tokens, _im.flatten(2).transpose(1, 2)),
+                   "[mc:shapes.reshape-not-permute] tokens[b, h * 224 + w, c] must equal "
+                   "images[b, c, h, w]: move channels last with permute(0, 2, 3, 1).")
+checks.expect_close(pooled, _im.flatten(2).mean(-1), "pooled", rtol=1e-4, atol=1e-6,
+                    hint="[mc:reduce.pool-dims] Each entry is the mean of one channel over all "
+                         "224·224 pixels of one image.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -489,7 +800,8 @@ checks.expect_close(pooled, _im.flatten(2).mean(-1), "pooled", rtol=1e-4, atol=1
 #
 # A method with a trailing underscore (`add_`, `clamp_`, `zero_`) and an indexed
 # assignment (`x[mask] = 0`) write into the existing storage: every view of it sees the
-# change. That saves memory but surprises whoever still holds the tensor.
+# change. That saves memory but surprises whoever still holds the tensor. `clamp(min=lo,
+# max=hi)` limits values from below and/or above.
 
 # %%
 t = torch.tensor([1.0, -2.0, 3.0])
@@ -497,12 +809,13 @@ alias = t.view(3)
 t.clamp_(min=0)
 print(t, alias)
 u = torch.tensor([1.0, -2.0, 3.0])
-print(u.clamp(min=0), u)                     # out of place: u is unchanged
+print(u.clamp(min=0), u.clamp(max=0), u)     # out of place: u is unchanged
 
 # %% [markdown]
 # `torch.from_numpy(arr)` and `tensor.numpy()` share memory with the array (CPU only);
-# `torch.tensor(arr)` copies. A tensor that is on a GPU or part of an autograd graph must
-# be brought back first: `.detach().cpu().numpy()`.
+# `torch.tensor(arr)` copies. `.numpy()` refuses a tensor that is part of an autograd graph
+# and a tensor on a GPU (NumPy arrays live in CPU memory), so such a tensor is brought back
+# first: `.detach()` leaves the graph, `.cpu()` copies to CPU memory (a no-op on a CPU tensor).
 
 # %%
 arr = np.zeros(3)
@@ -512,10 +825,10 @@ print("from_numpy sees the change:", shared, " torch.tensor does not:", copied)
 w = torch.ones(2, requires_grad=True)
 with checks.expect_error(RuntimeError):
     w.numpy()
-print(w.detach().cpu().numpy())
+print(w.detach().cpu().numpy(), " .cpu() of a CPU tensor is the same tensor:", w.cpu() is w)
 
 # %% [markdown]
-# ### Exercise: ReLU without side effects
+# ### Exercise 9: ReLU without side effects (2 points)
 #
 # Write `relu_copy(x)` returning a new tensor equal to `x` with its negative entries set to
 # 0, **leaving `x` unchanged**. *Misconception*: `x[x < 0] = 0` edits the caller's tensor.
@@ -529,23 +842,34 @@ def relu_copy(x):
 # %% test 01_tensors-relu-test points=2
 _x = torch.tensor([-1.0, 2.0, -3.0, 4.0])
 _saved = _x.clone()
-_out = relu_copy(_x)
-checks.expect_untouched(_x, _saved, "x after relu_copy(x)")
-checks.expect_shape(_out, (4,), "relu_copy(x)")
+with checks.explain_errors({"": "[mc:relu.definition] relu(x) is x where x > 0 and 0 elsewhere."},
+                           "relu_copy(x)"):
+    _out = relu_copy(_x)
+checks.expect_untouched(_x, _saved, "x after relu_copy(x) [mc:inplace.edits-caller]")
+with checks.because("[mc:relu.definition] relu keeps x's shape: one output per entry."):
+    checks.expect_shape(_out, (4,), "relu_copy(x)")
+checks.reject(_out, {_saved.clamp(max=0): "[mc:relu.clamp-direction] clamp(max=0) caps values "
+                                          "from above: it keeps the negatives and zeroes the "
+                                          "positives. ReLU is clamp(min=0).",
+                     _saved.abs(): "[mc:relu.abs] abs flips negatives to positive: ReLU sets "
+                                   "them to 0."}, "relu_copy(x)")
 ### BEGIN HIDDEN TESTS
 _x = torch.randn(5, 7, generator=torch.Generator().manual_seed(3))
 _saved = _x.clone()
 _out = relu_copy(_x)
-assert torch.equal(_x, _saved)
-assert torch.equal(_out, torch.nn.functional.relu(_saved))
+checks.expect_untouched(_x, _saved, "x after relu_copy(x) [mc:inplace.edits-caller]")
+checks.expect_true(isinstance(_out, torch.Tensor) and torch.equal(_out, torch.nn.functional.relu(_saved)),
+                   "relu_copy(x) is wrong on a 5×7 input. [mc:relu.definition] Keep x where "
+                   "x > 0, 0 elsewhere, same shape.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise: back to NumPy from anywhere
+# ### Exercise 10: back to NumPy from anywhere (2 points)
 #
 # Write `to_numpy(t)` returning a NumPy array with `t`'s values and dtype, for any tensor:
-# one that requires grad, or one on a GPU. *Misconception*: `.numpy()` alone works only
-# for CPU tensors outside the autograd graph.
+# one that requires grad, or one on a GPU (the test uses a stand-in for a GPU tensor, so it
+# runs here too). *Misconception*: `.numpy()` alone works only for CPU tensors outside the
+# autograd graph.
 
 # %% solution 01_tensors-numpy
 def to_numpy(t):
@@ -554,17 +878,53 @@ def to_numpy(t):
     ### END SOLUTION
 
 # %% test 01_tensors-numpy-test points=2
+class _OnGPU(torch.Tensor):
+    """Stands in for a CUDA tensor: .numpy() refuses it until .cpu() or .to('cpu') copies it."""
+
+    def numpy(self, *, force=False):
+        if force:
+            return self.as_subclass(torch.Tensor).numpy(force=True)
+        raise TypeError("can't convert cuda:0 device type tensor to numpy. "
+                        "Use Tensor.cpu() to copy the tensor to host memory first.")
+
+    def cpu(self, *args, **kwargs):
+        return self.as_subclass(torch.Tensor).clone()
+
+    def to(self, *args, **kwargs):
+        target = args[0] if args else kwargs.get("device")
+        if str(target).startswith("cpu"):
+            return self.as_subclass(torch.Tensor).clone().to(*args, **kwargs)
+        return super().to(*args, **kwargs)
+
+
 _w = torch.ones(3, requires_grad=True)
-with checks.explain_errors({"requires grad": "t is part of an autograd graph: call .detach() "
-                                            "first (and .cpu() for a GPU tensor)."}, "to_numpy(w)"):
+with checks.explain_errors({"requires grad": "[mc:numpy.needs-detach] t is part of an autograd "
+                                            "graph: call .detach() first.",
+                            "": "[mc:numpy.bridge] Bring the tensor out of the graph and onto the "
+                                "CPU before .numpy()."}, "to_numpy(w) for w requiring grad"):
     _arr = to_numpy(_w)
-checks.expect_type(_arr, np.ndarray, "to_numpy(w)")
+with checks.because("[mc:numpy.bridge] .numpy() returns an ndarray; a tensor is not one."):
+    checks.expect_type(_arr, np.ndarray, "to_numpy(w)")
+_gpu = torch.arange(4.0).as_subclass(_OnGPU)
+with checks.explain_errors({"cuda": "[mc:numpy.gpu-needs-cpu] A GPU tensor's memory is not CPU "
+                                    "memory: .numpy() refuses it. Copy it with .cpu() first "
+                                    "(a CPU tensor's .cpu() costs nothing).",
+                            "": "[mc:numpy.bridge] Bring the tensor out of the graph and onto "
+                                "the CPU before .numpy()."}, "to_numpy(a GPU tensor)"):
+    _arr = to_numpy(_gpu)
+checks.expect_true(isinstance(_arr, np.ndarray) and np.array_equal(_arr, np.arange(4.0)),
+                   "to_numpy(a GPU tensor) did not give the array [0, 1, 2, 3]. "
+                   "[mc:numpy.gpu-needs-cpu] Use .cpu() before .numpy().")
 ### BEGIN HIDDEN TESTS
 _w = torch.randn(2, 3, generator=torch.Generator().manual_seed(4)).requires_grad_()
 _arr = to_numpy(_w * 2)
-assert isinstance(_arr, np.ndarray) and _arr.dtype == np.float32
-assert np.array_equal(_arr, (_w.detach() * 2).numpy())
-assert to_numpy(torch.arange(4)).dtype == np.int64
+checks.expect_true(isinstance(_arr, np.ndarray) and _arr.dtype == np.float32
+                   and np.array_equal(_arr, (_w.detach() * 2).numpy()),
+                   "to_numpy(w * 2) must be a float32 array with the same values. "
+                   "[mc:numpy.dtype-kept] Do not convert: .numpy() keeps the tensor's dtype.")
+checks.expect_true(to_numpy(torch.arange(4)).dtype == np.int64,
+                   "to_numpy of an int64 tensor must stay int64. [mc:numpy.dtype-kept] Do not "
+                   "convert: .numpy() keeps the tensor's dtype.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -572,23 +932,30 @@ assert to_numpy(torch.arange(4)).dtype == np.int64
 #
 # Basic indexing (ints and slices) returns views. Indexing with a boolean mask or with
 # integer tensors returns copies: a mask picks the elements where it is `True` (the result
-# is 1-D), and two index tensors pair up element by element. `gather(dim, index)` picks,
-# along `dim`, the entry named by `index` at every other position.
+# is 1-D), and two index tensors pair up element by element.
+#
+# `gather(dim, index)` follows one rule. For a 2-D input and `dim=1`:
+# `out[i][j] = input[i][index[i][j]]`. So `index` must have as many dims as `input` (the
+# output takes index's shape): to pick one entry per row, the labels (shape (2,)) become a
+# column with `unsqueeze(1)` (shape (2, 1)), and `squeeze(1)` removes that column afterwards.
 
 # %%
 scores = torch.tensor([[0.1, 0.7, 0.2], [0.5, 0.3, 0.2]])
 print(scores[scores > 0.25])                              # a mask -> 1-D copy
 labels = torch.tensor([1, 0])
 print(scores[torch.arange(2), labels])                    # row i, column labels[i]
-print(scores.gather(1, labels.unsqueeze(1)).squeeze(1))   # the same with gather
+print(labels.unsqueeze(1).shape, scores.gather(1, labels.unsqueeze(1)))   # out[i][0] = scores[i][labels[i]]
+print(scores.gather(1, labels.unsqueeze(1)).squeeze(1))   # the same as the pairing above
 print(scores[:, labels])                                  # NOT the same: every row, both columns
+print(scores.max(dim=1))                                  # the largest entry per row, and where it is
 
 # %% [markdown]
-# ### Exercise: pick each row's label
+# ### Exercise 11: pick each row's label (2 points)
 #
 # `logits_5` has shape (5, 4) and `labels_5` shape (5,). Set `picked` to the (5,) tensor
 # whose entry i is `logits_5[i, labels_5[i]]`, without a Python loop if you can.
-# *Misconception*: `logits[:, labels]` pairs every row with every label.
+# *Misconception*: `logits[:, labels]` pairs every row with every label, and the label's
+# logit is not the largest logit.
 
 # %%
 logits_5 = torch.randn(5, 4, generator=torch.Generator().manual_seed(5))
@@ -600,13 +967,26 @@ picked = logits_5[torch.arange(5), labels_5]
 ### END SOLUTION
 
 # %% test 01_tensors-gather-test points=2
-checks.reject(picked, {logits_5[:, labels_5]:
-    "logits[:, labels] takes all five labels' columns for every row: pair row i with its own "
-    "label by indexing both dims at once, or gather along dim 1."}, "picked")
-checks.expect_shape(picked, (5,), "picked")
+checks.reject(picked, {
+    logits_5[:, labels_5]:
+        "[mc:gather.every-row] logits[:, labels] takes all five labels' columns for every row: "
+        "pair row i with its own label by indexing both dims at once, or gather along dim 1.",
+    logits_5[labels_5]:
+        "[mc:gather.rows-not-columns] logits[labels] picks whole ROWS numbered by the labels: "
+        "the labels name columns, one per row.",
+    logits_5.gather(1, labels_5.unsqueeze(1)):
+        "[mc:gather.keep-index-dim] gather's output has the index's shape (5, 1): squeeze(1) "
+        "it to (5,)."}, "picked")
+checks.reject_close(picked, {logits_5.max(dim=1).values:
+    "[mc:gather.max-not-label] These are each row's LARGEST logits: the task wants the logit "
+    "at the row's label, wherever it ranks."}, "picked")
+with checks.because("[mc:gather.shape] One value per row: shape (5,)."):
+    checks.expect_shape(picked, (5,), "picked")
 ### BEGIN HIDDEN TESTS
 _l = torch.randn(5, 4, generator=torch.Generator().manual_seed(5))
-assert torch.equal(picked, torch.stack([_l[0, 3], _l[1, 0], _l[2, 2], _l[3, 2], _l[4, 1]]))
+checks.expect_true(torch.equal(picked, torch.stack([_l[0, 3], _l[1, 0], _l[2, 2], _l[3, 2], _l[4, 1]])),
+                   "[mc:gather.pairing] Entry i must be logits_5[i, labels_5[i]] (row i, the "
+                   "column its label names).")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -623,14 +1003,18 @@ print(device, xd.device, (xd @ xd).device)
 
 # %% [markdown]
 # Floating-point addition is not associative, so a sum computed in a different order (as
-# GPU kernels and multi-threaded CPU kernels do) can differ in the last bits. Compare
-# results with a tolerance (`torch.allclose`), never with `==`.
+# GPU kernels and multi-threaded CPU kernels do) can differ in the last bits. Results of
+# two *different* computations are compared with a tolerance (`torch.allclose`); exact
+# equality (`torch.equal`) is for results that must match bit for bit, such as integers or
+# the same computation repeated (this notebook's tests use both that way).
 
 # %%
 vals = torch.tensor([1e8, 1.0, -1e8, 1.0])
 print((vals[0] + vals[1]) + vals[2] + vals[3], (vals[0] + vals[2]) + vals[1] + vals[3])
 big_sum = torch.randn(100_000, generator=torch.Generator().manual_seed(6))
-print(big_sum.sum().item(), big_sum.flip(0).cumsum(0)[-1].item(), torch.allclose(big_sum.sum(), big_sum.flip(0).cumsum(0)[-1], atol=1e-3))
+one_way, other_way = big_sum.sum(), big_sum.flip(0).cumsum(0)[-1]
+print(one_way.item(), other_way.item(), " equal:", torch.equal(one_way, other_way),
+      " allclose:", torch.allclose(one_way, other_way, atol=1e-3))
 
 # %% [markdown]
 # ## 9. Common mistakes
@@ -661,7 +1045,7 @@ p, y = torch.randn(8), torch.randn(8, 1)
 print("silent:", tuple((p - y).shape), " fix:", tuple((p - y.view(-1)).shape))
 
 # %% [markdown]
-# **float64 from NumPy meets float32 weights.**
+# **float64 from NumPy meets float32 weights**: a matrix product refuses the mix.
 
 # %%
 features = torch.from_numpy(np.random.default_rng(0).random(3))
@@ -669,6 +1053,13 @@ weights = torch.ones(3)
 with checks.expect_error(RuntimeError):
     features @ weights
 print("fix:", features.float() @ weights)
+
+# %% [markdown]
+# **uint8 arithmetic wraps around** instead of saturating: convert first.
+
+# %%
+bright = torch.tensor([200], dtype=torch.uint8)
+print("silent:", bright * 2, " fix:", bright.float() * 2 / 255)
 
 # %% [markdown]
 # **Writing in place into an expanded tensor**: with stride 0, many elements are one cell.
