@@ -21,6 +21,8 @@ INSTRUMENTS = [
     ("stride explorer", "helpers.strides", {}),
     ("broadcasting explorer", "helpers.broadcasting", {}),
     ("autograd graph (seed)", "helpers.autograd_graph", {}),
+    ("loop anatomy", "helpers.loop_anatomy", {}),
+    ("live loss curves (trains)", "helpers.loss_curves", {}),
 ]
 
 

@@ -23,6 +23,7 @@ from functools import lru_cache
 
 import torch
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 from torch import nn
 
 # ---------------------------------------------------------------------------- model
@@ -53,9 +54,15 @@ class History:
 
 @lru_cache(maxsize=1)
 def _digits_arrays():
-    from sklearn.datasets import load_digits
-    data = load_digits()
-    return data.data, data.target
+    """The same arrays as ``sklearn.datasets.load_digits()``, read from the CSV that
+    scikit-learn ships, without importing ``sklearn.datasets`` (seconds of imports)."""
+    import importlib.util
+    from pathlib import Path
+
+    import numpy as np
+    package = Path(importlib.util.find_spec("sklearn").submodule_search_locations[0])
+    table = np.loadtxt(package / "datasets" / "data" / "digits.csv.gz", delimiter=",")
+    return table[:, :-1], table[:, -1].astype(int)
 
 
 def digits(seed: int = 0, n_val: int = 300, n_test: int = 300):
@@ -107,12 +114,13 @@ def evaluate(model: nn.Module, X: torch.Tensor, y: torch.Tensor,
 
 def fit(model: nn.Module, optimizer: torch.optim.Optimizer, data, epochs: int,
         batch_size: int = 64, seed: int = 0, callback=None, progress: bool = False,
-        label: str = "") -> History:
+        label: str = "", zero_grad: bool = True) -> History:
     """Mini-batch training with cross-entropy; validation after every epoch.
 
     ``data`` is ``(X_train, y_train, X_val, y_val)``. A non-finite training loss stops
     the run before its backward, and ``History.stopped`` names the step. ``callback``
     gets the history after every step (it decides itself how often to draw).
+    ``zero_grad=False`` reproduces the forgotten ``optimizer.zero_grad()``.
     """
     X, y, X_val, y_val = data[:4]
     loss_fn = nn.CrossEntropyLoss()
@@ -130,7 +138,8 @@ def fit(model: nn.Module, optimizer: torch.optim.Optimizer, data, epochs: int,
         for i in range(0, len(X), batch_size):
             idx = order[i:i + batch_size]
             step += 1
-            optimizer.zero_grad()
+            if zero_grad:
+                optimizer.zero_grad()
             loss = loss_fn(model(X[idx]), y[idx])
             if not torch.isfinite(loss):
                 history.stopped = f"the training loss became {loss.item()} at step {step}"
@@ -173,16 +182,22 @@ def run(optimizer: str = "SGD", lr: float = 0.1, hidden: str = "64", epochs: int
         raise ValueError(f"epochs must be between 1 and 100, got {epochs}")
     sizes = parse_hidden(hidden)
     data = digits(seed)
-    model = mlp(sizes, seed=seed)
-    opt = OPTIMIZERS[optimizer](model.parameters(), lr)
-    return fit(model, opt, data, int(epochs), batch_size, seed, callback,
-               label=f"{optimizer}, lr {lr:.3g}, hidden {sizes or 'none'}")
+    threads = torch.get_num_threads()
+    # These matrices are tiny: on a busy machine a second thread mostly waits for a core.
+    torch.set_num_threads(1)
+    try:
+        model = mlp(sizes, seed=seed)
+        opt = OPTIMIZERS[optimizer](model.parameters(), lr)
+        return fit(model, opt, data, int(epochs), batch_size, seed, callback,
+                   label=f"{optimizer}, lr {lr:.3g}, hidden {sizes or 'none'}")
+    finally:
+        torch.set_num_threads(threads)
 
 
 # ---------------------------------------------------------------------------- draw
 
 
-def draw_curves(history: History, ax=None):
+def draw_curves(history: History, ax=None, legend: bool = True):
     """Training loss per step and validation loss per epoch, against epochs (log scale)."""
     if ax is None:
         ax = Figure(figsize=(7.5, 3.6)).add_subplot()
@@ -195,6 +210,9 @@ def draw_curves(history: History, ax=None):
                 ms=3, lw=1.5, label="validation (per epoch)")
     if history.train_loss or history.val_loss:
         ax.set_yscale("log")
+        plain = FuncFormatter(lambda value, _: f"{value:g}")  # 0.2, not 2×10⁻¹
+        ax.yaxis.set_major_formatter(plain)
+        ax.yaxis.set_minor_formatter(plain)
     ax.set_xlabel("epoch")
     ax.set_ylabel("cross-entropy loss")
     ax.grid(alpha=0.3, which="both")
@@ -207,11 +225,29 @@ def draw_curves(history: History, ax=None):
         ax.text(0.02, 0.04, "stopped: " + history.stopped, transform=ax.transAxes,
                 color="#b00020", fontsize=9, fontweight="bold",
                 bbox=dict(facecolor="white", alpha=0.85, edgecolor="none"))
-    if history.train_loss or history.val_loss:
+    if legend and (history.train_loss or history.val_loss):
         ax.legend(fontsize=8, loc="upper right")
     fig = ax.figure
-    fig.subplots_adjust(left=0.1, right=0.97, bottom=0.14, top=0.9)
+    fig.subplots_adjust(left=0.12, right=0.97, bottom=0.14, top=0.9)
     return fig
+
+
+def draw_comparison(histories: list[History], figsize=(10, 3.2)):
+    """One panel per history, sharing the loss axis, for side-by-side curves."""
+    fig = Figure(figsize=figsize)
+    axes = fig.subplots(1, len(histories), sharey=True)
+    for k, (ax, history) in enumerate(zip(getattr(axes, "flat", [axes]), histories)):
+        draw_curves(history, ax, legend=k == 0)
+        if k:
+            ax.set_ylabel("")
+    fig.subplots_adjust(left=0.07, right=0.98, bottom=0.16, top=0.88, wspace=0.06)
+    return fig
+
+
+def show(figure):
+    """A figure as a PNG image for a notebook cell (no pyplot, so nothing is shown twice)."""
+    from IPython.display import Image
+    return Image(png(figure))
 
 
 def png(figure, dpi: int = 80) -> bytes:

@@ -13,6 +13,13 @@ matplotlib.use("Agg")
 from helpers import loss_curves as lc  # noqa: E402
 
 
+def test_digits_are_sklearns_load_digits():
+    from sklearn.datasets import load_digits
+    images, labels = lc._digits_arrays()
+    reference = load_digits()
+    assert (images == reference.data).all() and (labels == reference.target).all()
+
+
 def test_digits_split_and_scale():
     X, y, Xv, yv, Xt, yt = lc.digits()
     assert X.shape == (1197, 64) and Xv.shape == (300, 64) and Xt.shape == (300, 64)
