@@ -21,10 +21,12 @@ release: $(STAMP)
 	$(BIN)/course release --course-dir $(COURSE_DIR)
 
 # The student's copies live in the release folder JupyterLab serves: only missing ones are
-# generated, so running `make lab` again never overwrites an answer.
+# generated, so running `make lab` again never overwrites an answer. lab/ holds the student's
+# lab configuration (Validate only, no instructor tools, widget state saved): see lab/README.md.
 lab: $(STAMP)
 	$(BIN)/course release --keep-existing --course-dir $(COURSE_DIR)
 	@echo "Starting JupyterLab on the student copies in $(COURSE_DIR)/release (Ctrl-C stops it)."
+	JUPYTER_CONFIG_PATH=$(abspath lab)$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH} \
 	$(BIN)/jupyter lab --no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) \
 	    --ServerApp.root_dir=$(abspath $(COURSE_DIR)/release) $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 

@@ -1,13 +1,35 @@
 """The explore layer shared by every instrument: controls wired to model -> draw.
 
-An ``Explorer`` is an ipywidgets VBox: the controls, a message line, and the figure as a
-PNG image widget. When a control changes it calls ``model(**values)`` then
-``draw(result, ax)`` on one reused matplotlib Figure (not pyplot's, so nothing is
-displayed twice). A ``ValueError`` from the model is an impossible setting: its message
-is shown inside the widget in place of the figure, and the controls stay usable.
+An ``Explorer`` is an ipywidgets VBox: the controls, a message line, and the figure as an
+image widget. When a control changes it calls ``model(**values)`` then ``draw(result, ax)``
+on one reused matplotlib Figure (not pyplot's, so nothing is displayed twice).
 
-Without a front end (nbmake, nbconvert) the widget view cannot render, so the display
-bundle also carries the current figure as image/png: an executed notebook shows a picture.
+What every instrument gets from it:
+
+* **Sharp pictures.** The figure is sent as SVG (text stays text, crisp at any device pixel
+  ratio and at any width) and shown at its size in CSS pixels: a figure of ``figsize``
+  inches is ``96 * figsize`` px wide (smaller only when the notebook is narrower), so a
+  9 pt label is 12 CSS px. Labels drawn smaller than ``min_fontsize`` points are raised to
+  it. ``image_format="png"`` sends a PNG rendered at twice that size instead (for figures
+  with very many artists, where SVG is slower).
+* **Impossible settings keep the picture.** A ``ValueError`` from the model is shown as a
+  message above the last valid picture, which is greyed out until a valid setting comes back;
+  the controls stay usable. A model may also return a result with a ``note`` attribute (a
+  short string): it is shown in the message line as information, not as an error (e.g.
+  "type the arguments of view and press Enter").
+* **Typed values.** Every FloatSlider/IntSlider gets a number box beside it (linked in the
+  browser), so that a value the slider's step cannot reach (b = 1.0) can be typed. Text
+  boxes apply on Enter, and the explorer says so under its controls.
+* **A reopened notebook shows the picture.** The display bundle also carries the figure
+  (image/svg+xml or image/png), so nbconvert, nbmake and any front end without widgets
+  show it; with the lab's saved widget state (lab/ config) a reopened notebook shows the
+  last picture; a view whose kernel is gone (restart, reopened notebook) says to run the
+  cell again instead of showing broken-link icons. Re-running a cell closes the explorers
+  that cell made before, so that saved widget state does not pile up.
+
+``compute()`` (model + draw, timed in ``timings``), ``render()`` (the bytes the image widget
+shows; ``render_png()`` is the same function under its older name) and ``update()`` (all of it,
+into the widgets) are public, for benchmarks and for instruments that stream (live curves).
 """
 
 from __future__ import annotations
@@ -16,79 +38,231 @@ import base64
 import html
 import io
 import time
+import weakref
 from collections.abc import Callable, Mapping
 
 import ipywidgets as widgets
+import matplotlib
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 FIGSIZE = (7.5, 3.6)
-DPI = 80
+CSS_DPI = 96          # matplotlib inches -> CSS pixels, as browsers count them
+PNG_SCALE = 2         # device pixels per CSS pixel for image_format="png"
+MIN_FONTSIZE = 9      # points: 12 CSS px at CSS_DPI
+ENTER_HINT = "Type in a box, then press Enter to apply it."
+OFFLINE_HINT = ("This picture is the last one drawn: run this cell again to use the controls "
+                "(the kernel that held them has restarted or the notebook was reopened).")
+
+# Shipped inside the widget (an HTML child), so that it also styles a view restored from
+# saved state, and goes away with the widget.
+STYLE = """<style>
+.course-explorer .course-explorer-stale { opacity: 0.45; filter: grayscale(0.8); }
+.course-explorer .widget-image { height: auto; }
+.course-explorer-hint { color: var(--jp-ui-font-color2, #616161); font-size: 12px; }
+.course-explorer-error { color: #b00020; font-size: 13px; }
+.course-explorer-note { color: var(--jp-ui-font-color1, #333); font-size: 13px; }
+.course-explorer-offline { display: none; }
+.course-explorer.jupyter-widgets-disconnected .course-explorer-offline {
+  display: block; color: var(--jp-ui-font-color1, #333); background: #fff8e1;
+  border-left: 3px solid #f9a825; padding: 2px 8px; font-size: 13px; }
+.course-explorer .jupyter-widgets-disconnected::before,
+.course-explorer.jupyter-widgets-disconnected::before { display: none !important; content: none !important; }
+.course-explorer .course-explorer-title { font-size: 14px; }
+</style>"""
+
+_BY_CELL: dict[str, list] = {}  # notebook cell id -> [(request id, weakref to explorer)]
 
 
 class Explorer(widgets.VBox):
+    """controls -> ``model(**values)`` -> ``draw(result, ax)`` -> picture.
+
+    ``controls`` maps the model's keyword names to value widgets; ``title`` is shown above
+    them; ``figsize`` is in inches (96 CSS px each); ``image_format`` is ``"svg"`` (default)
+    or ``"png"`` (rendered at ``PNG_SCALE`` times the CSS size); ``min_fontsize`` (points)
+    raises smaller labels, ``None`` leaves them; ``typed_sliders`` adds a number box to every
+    FloatSlider/IntSlider.
+    """
+
     def __init__(self, controls: Mapping[str, widgets.ValueWidget], model: Callable,
-                 draw: Callable, title: str = "", figsize=FIGSIZE):
+                 draw: Callable, title: str = "", figsize=FIGSIZE, image_format: str = "svg",
+                 min_fontsize: float | None = MIN_FONTSIZE, typed_sliders: bool = True):
+        if image_format not in ("svg", "png"):
+            raise ValueError(f"image_format is 'svg' or 'png', got {image_format!r}")
         self.controls = dict(controls)
         self.model, self.draw = model, draw
+        self.image_format, self.min_fontsize = image_format, min_fontsize
         # Fixed margins, not constrained layout: that lays the figure out by drawing it an
         # extra time, which was a third of every update's rasterisation.
-        self.figure = Figure(figsize=figsize, dpi=DPI)
+        self.figure = Figure(figsize=figsize, dpi=CSS_DPI)
         self.figure.subplots_adjust(left=0.03, right=0.97, bottom=0.04, top=0.88)
         self.message = widgets.HTML()
-        self.image = widgets.Image(format="png")
+        self.image = widgets.Image(
+            format="svg+xml" if image_format == "svg" else "png",
+            layout=widgets.Layout(width=f"{figsize[0] * CSS_DPI:.0f}px", max_width="100%",
+                                  height="auto"))
         self.result = None
         self.error: str | None = None
         self.timings: dict[str, float] = {}
-        header = [widgets.HTML(f"<b>{html.escape(title)}</b>")] if title else []
-        panel = widgets.HBox(list(self.controls.values()),
-                             layout=widgets.Layout(flex_flow="row wrap"))
-        super().__init__(header + [panel, self.message, self.image])
+        self._computed_values: dict | None = None
+        self.links: list = []  # browser-side links of sliders to their number boxes
+        head = [widgets.HTML(STYLE + (f"<b class='course-explorer-title'>{html.escape(title)}</b>"
+                                      if title else ""))]
+        offline = widgets.HTML(f"<div class='course-explorer-offline'>{html.escape(OFFLINE_HINT)}</div>")
+        shown = [self._with_number_box(c) if typed_sliders else c for c in self.controls.values()]
+        panel = widgets.HBox(shown, layout=widgets.Layout(flex_flow="row wrap"))
+        hints = []
+        if any(isinstance(c, widgets.Text) and not c.continuous_update
+               for c in self.controls.values()):
+            hints.append(widgets.HTML(f"<span class='course-explorer-hint'>{ENTER_HINT}</span>"))
+        super().__init__(head + [panel] + hints + [offline, self.message, self.image])
         self.add_class("course-explorer")
         for control in self.controls.values():
             control.observe(self._on_change, names="value")
+        self._replace_earlier_explorers_of_this_cell()
         self.update()
+
+    # ------------------------------------------------------------------ controls
+
+    def _with_number_box(self, control):
+        """A slider gets a linked number box (typed values); anything else stays as it is."""
+        if isinstance(control, widgets.FloatSlider):
+            box = widgets.BoundedFloatText(value=control.value, min=control.min, max=control.max,
+                                           step=control.step, layout=widgets.Layout(width="80px"))
+        elif isinstance(control, widgets.IntSlider):
+            box = widgets.BoundedIntText(value=control.value, min=control.min, max=control.max,
+                                         step=control.step, layout=widgets.Layout(width="70px"))
+        else:
+            return control
+        control.readout = False  # the box shows (and takes) the number
+        self.links += [widgets.jslink((control, name), (box, name))
+                       for name in ("value", "min", "max")]
+        return widgets.HBox([control, box], layout=widgets.Layout(align_items="center"))
 
     def values(self) -> dict:
         return {name: control.value for name, control in self.controls.items()}
 
     def _on_change(self, _change) -> None:
+        # one change can fire several observers (a dropdown that also clears its argument
+        # box): draw once per distinct setting
+        if self.values() == self._computed_values:
+            return
         self.update()
 
+    # ------------------------------------------------------------ model and draw
+
     def compute(self) -> None:
-        """Model then draw, timed separately; an impossible setting becomes ``self.error``."""
+        """Model then draw, timed separately; an impossible setting becomes ``self.error``.
+
+        On an error the figure keeps the last valid drawing (nothing is redrawn)."""
         start = time.perf_counter()
+        values = self.values()
         try:
-            self.result = self.model(**self.values())
-            self.error = None
+            result = self.model(**values)
+            error = None
         except ValueError as problem:
-            self.result, self.error = None, str(problem)
+            result, error = None, str(problem)
         modelled = time.perf_counter()
-        self.figure.clear()
-        if self.error is None:
-            self.draw(self.result, ax=self.figure.add_subplot())
+        self._computed_values = values
+        self.error = error
+        if error is None:
+            self.result = result
+            self.figure.clear()
+            self.draw(result, ax=self.figure.add_subplot())
+            self._raise_small_text()
         drawn = time.perf_counter()
         self.timings = {"model": modelled - start, "draw": drawn - modelled}
 
-    def render_png(self) -> bytes:
+    def _raise_small_text(self) -> None:
+        if self.min_fontsize is None:
+            return
+        for text in self.figure.findobj(Text):
+            if text.get_text() and text.get_fontsize() < self.min_fontsize:
+                text.set_fontsize(self.min_fontsize)
+
+    def render(self) -> bytes:
+        """The current figure as the bytes the image widget shows (SVG or 2x PNG)."""
         buffer = io.BytesIO()
-        self.figure.savefig(buffer, format="png", dpi=DPI)
+        if self.image_format == "svg":
+            # text as <text> elements: sharp, small, and much faster than text as paths
+            with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "course"}):
+                self.figure.savefig(buffer, format="svg")
+        else:
+            self.figure.savefig(buffer, format="png", dpi=CSS_DPI * PNG_SCALE)
         return buffer.getvalue()
 
+    render_png = render  # the name instruments used when every picture was a PNG
+
+    def note(self) -> str:
+        """The model result's ``note`` (information, not an error), or ""."""
+        return str(getattr(self.result, "note", "") or "")
+
     def update(self) -> None:
+        """compute(), then the picture and the message line."""
         self.compute()
         if self.error is None:
-            self.message.value = ""
-            self.image.value = self.render_png()
-            self.image.layout.display = None
+            self.image.value = self.render()
+            self.image.remove_class("course-explorer-stale")
+            note = self.note()
+            self.message.value = (f"<div class='course-explorer-note'>{html.escape(note)}</div>"
+                                  if note else "")
         else:
-            self.message.value = ("<div class='course-explorer-error' style='color:#b00020'>"
-                                  f"⚠ {html.escape(self.error)}</div>")
-            self.image.layout.display = "none"
+            kept = " (the picture shows the last valid setting)" if self.image.value else ""
+            self.message.value = ("<div class='course-explorer-error'>"
+                                  f"⚠ {html.escape(self.error)}{kept}</div>")
+            self.image.add_class("course-explorer-stale")
+
+    # ------------------------------------------------------------- lifecycle
+
+    def _replace_earlier_explorers_of_this_cell(self) -> None:
+        """Close the explorers an earlier run of the same notebook cell made (their views are
+        gone from the page; their models would otherwise stay in the kernel and in saved
+        widget state)."""
+        cell, request = _current_cell()
+        if cell is None:
+            return
+        kept = []
+        for made_by, ref in _BY_CELL.get(cell, []):
+            explorer = ref()
+            if explorer is None:
+                continue
+            if made_by != request:
+                explorer.close()
+            else:
+                kept.append((made_by, ref))
+        _BY_CELL[cell] = kept + [(request, weakref.ref(self))]
+
+    def close(self) -> None:
+        """Close this explorer and every widget inside it."""
+        def close_tree(widget):
+            for child in getattr(widget, "children", ()):
+                close_tree(child)
+            if widget is not self:
+                widget.close()
+        close_tree(self)
+        for widget in [*self.controls.values(), *self.links]:
+            widget.close()
+        super().close()
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = super()._repr_mimebundle_(**kwargs)
-        if self.error is None and self.image.value:
-            bundle["image/png"] = base64.b64encode(self.image.value).decode()
-        else:
-            bundle["text/plain"] = self.error or ""
+        if self.image.value:
+            if self.image_format == "svg":
+                bundle["image/svg+xml"] = bytes(self.image.value).decode()
+            else:
+                bundle["image/png"] = base64.b64encode(self.image.value).decode()
+        if self.error:
+            bundle["text/plain"] = self.error
         return bundle
+
+
+def _current_cell() -> tuple[str | None, str | None]:
+    """(notebook cell id, request id) of the execution running now, when a front end that
+    sends cell ids (JupyterLab) asked for it; (None, None) otherwise."""
+    try:
+        from IPython import get_ipython
+        kernel = get_ipython().kernel
+        parent = kernel.get_parent() if hasattr(kernel, "get_parent") else kernel._parent_header
+        return parent["metadata"].get("cellId"), parent["header"].get("msg_id")
+    except Exception:  # no IPython, no kernel, no metadata: nothing to replace
+        return None, None

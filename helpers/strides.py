@@ -18,11 +18,11 @@ from .textinput import parse_ints
 OPS = ("none", "view", "transpose", "permute", "slice", "expand")
 ARG_HINTS = {
     "none": "",
-    "view": "new shape, one -1 allowed: 3, 2",
-    "transpose": "two dims: 0, 1",
-    "permute": "a dim order: 1, 0",
-    "slice": "dim, start, stop[, step]: 1, 0, 3, 2",
-    "expand": "sizes, -1 keeps a dim: 4, 2, 3",
+    "view": "new shape, e.g. 3, 2 (one -1 allowed)",
+    "transpose": "two dims, e.g. 0, 1",
+    "permute": "a dim order, e.g. 1, 0",
+    "slice": "dim, start, stop, step: 1, 0, 3, 2",
+    "expand": "sizes, e.g. 4, 2, 3 (-1 keeps)",
 }
 
 
@@ -224,6 +224,7 @@ class StrideResult:
     base: Layout
     steps: list[tuple[str, Layout]] = field(default_factory=list)
     index: tuple[int, ...] = ()
+    note: str = ""  # an op chosen whose arguments are not typed yet (not an error)
 
     @property
     def layout(self) -> Layout:
@@ -252,24 +253,36 @@ def model(shape: str = "2, 3", op: str = "transpose", args: str = "0, 1",
     base = contiguous(parse_ints(shape, "shape"))
     if base.numel > MAX_DRAWN:
         raise ValueError(f"{base.numel} elements is too many to draw; keep it ≤ {MAX_DRAWN}")
-    steps, layout = [], base
+    steps, layout, waiting = [], base, []
     for name, text in ((op, args), (then, then_args)):
         if name == "none":
             continue
+        if not text.strip() and name in OPS:
+            # just picked, arguments not typed yet: draw what comes before it
+            waiting.append(f"type the arguments of {name} ({ARG_HINTS[name]}) and press Enter")
+            break
         values = parse_ints(text, f"{name} arguments")
-        layout = apply_op(layout, name, values)
+        try:
+            layout = apply_op(layout, name, values)
+        except ValueError as problem:
+            said = str(problem)  # name the op, so that arguments left from another op read right
+            raise ValueError(said if said.startswith(name) else
+                             f"{name}({', '.join(map(str, values))}): {said}") from None
         steps.append((f"{name}({', '.join(map(str, values))})", layout))
     if layout.numel > MAX_DRAWN:
         raise ValueError(f"the result has {layout.numel} elements, too many to draw; "
                          f"keep it ≤ {MAX_DRAWN}")
     idx = parse_ints(index, "index")
+    if waiting:  # the index was typed for the op's result: keep the picture, clamp it in range
+        idx = tuple(min(max(i, 0), size - 1) for i, size in
+                    zip(idx + (0,) * len(layout.shape), layout.shape))
     if len(idx) != len(layout.shape):
         raise ValueError(f"the index needs {len(layout.shape)} numbers for shape {layout.shape}, "
                          f"got {len(idx)}")
     for d, (i, size) in enumerate(zip(idx, layout.shape)):
         if not 0 <= i < size:
             raise ValueError(f"index {i} is out of range for dim {d} of size {size}")
-    return StrideResult(base, steps, idx)
+    return StrideResult(base, steps, idx, "; ".join(waiting).capitalize())
 
 
 # ------------------------------------------------------------------------------ draw
@@ -279,54 +292,79 @@ def _colour(cell: int, n: int):
     return colormaps["tab20"](cell % 20) if n <= 20 else colormaps["turbo"](0.1 + 0.8 * cell / max(n - 1, 1))
 
 
+def _ink(face) -> str:
+    """Black or white, whichever reads better on ``face`` (relative luminance, WCAG)."""
+    def linear(c):
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (linear(c) for c in face[:3])
+    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return "black" if luminance > 0.179 else "white"
+
+
+LABEL_PT = 10   # cell numbers and labels: 13 CSS px in the explorer
+TITLE_PT = 11
+
+
 def draw_layout(result: StrideResult, ax=None):
-    """Logical grid (top) and storage cells (bottom); matching colours = same memory."""
+    """Logical grid (top) and storage cells (bottom); matching colours = same memory.
+
+    The title and the offset formula are figure text (never clipped by the grid's width);
+    each number is black or white, whichever reads on its cell's colour."""
     from matplotlib.collections import PatchCollection
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
 
     if ax is None:
-        ax = Figure(figsize=(7.5, 3.6)).add_subplot()
+        ax = Figure(figsize=(7.5, 3.6), dpi=96).add_subplot()
     fig = ax.figure
+    ax.set_position([0.12, 0.2, 0.86, 0.62])  # room above for the title, below for the formula
     lay, cells = result.layout, result.cells
     n_storage = result.base.numel
     cols = lay.shape[-1]
     rows = max(lay.numel // cols, 1)
     width = max(cols, n_storage)
-    storage_y = -2.2
-    patches, colours, edge = [], [], []
+    storage_y = -2.2 if rows <= 4 else -1.6
+    patches, colours = [], []
     used = {}
     for index, cell in cells.items():
         used[cell] = used.get(cell, 0) + 1
+    # numbers fit their cells: a cell's side in points, from whichever of width or height limits it
+    box = ax.get_position()
+    w_in, h_in = fig.get_size_inches()
+    cell_pt = 72 * min(box.width * w_in / (width + 0.2), box.height * h_in / (rows - storage_y + 0.3))
+    size = max(9, min(LABEL_PT, cell_pt * 0.42))
     for k, (index, cell) in enumerate(cells.items()):
         r, c = divmod(k, cols)
+        face = _colour(cell, n_storage)
         patches.append(Rectangle((c, rows - 1 - r), 0.94, 0.94))
-        colours.append(_colour(cell, n_storage))
-        label = f"{cell}"
-        ax.text(c + 0.47, rows - 1 - r + 0.47, label, ha="center", va="center", fontsize=8)
+        colours.append(face)
+        ax.text(c + 0.47, rows - 1 - r + 0.47, f"{cell}", ha="center", va="center",
+                fontsize=size, color=_ink(face))
     for cell in range(n_storage):
+        face = _colour(cell, n_storage) if cell in used else (0.9, 0.9, 0.9, 1)
         patches.append(Rectangle((cell, storage_y), 0.94, 0.94))
-        colours.append(_colour(cell, n_storage) if cell in used else (0.9, 0.9, 0.9, 1))
+        colours.append(face)
         mark = f"{cell}" + (f"×{used[cell]}" if used.get(cell, 0) > 1 else "")
-        ax.text(cell + 0.47, storage_y + 0.47, mark, ha="center", va="center", fontsize=7)
+        ax.text(cell + 0.47, storage_y + 0.47, mark, ha="center", va="center",
+                fontsize=size, color=_ink(face))
     ax.add_collection(PatchCollection(patches, facecolors=colours, edgecolors="white"))
     # the chosen index, outlined in both places
     k = list(cells).index(result.index)
     r, c = divmod(k, cols)
     for x, y in ((c, rows - 1 - r), (result.position, storage_y)):
         ax.add_patch(Rectangle((x - 0.03, y - 0.03), 1.0, 1.0, fill=False, lw=2.5, ec="black"))
-    ax.text(-0.2, storage_y + 0.47, "storage", ha="right", va="center", fontsize=8)
-    grid_label = "logical" if len(lay.shape) <= 2 else f"logical\n(rows = {lay.shape[:-1]})"
-    ax.text(-0.2, rows - 0.5, grid_label, ha="right", va="center", fontsize=8)
+    ax.text(-0.2, storage_y + 0.47, "storage", ha="right", va="center", fontsize=LABEL_PT)
+    ax.text(-0.2, rows - 0.5, "logical", ha="right", va="center", fontsize=LABEL_PT)
     ops = " → ".join(["contiguous"] + [name for name, _ in result.steps])
     state = "contiguous" if lay.contiguous else "NOT contiguous"
-    ax.set_title(f"{result.base.shape} {ops}\nshape {lay.shape}  strides {lay.strides}  "
-                 f"offset {lay.offset}  ·  {state}", fontsize=9)
-    ax.text(0, storage_y - 0.6, result.formula() + "   (numbers in cells = storage position)",
-            ha="left", va="top", fontsize=9)
-    ax.set_xlim(-2.2, width + 0.2)
-    ax.set_ylim(storage_y - 1.4, rows + 0.2)
-    ax.set_aspect("equal", adjustable="box")
+    rows_are = "" if len(lay.shape) <= 2 else f"  ·  grid rows = dims {lay.shape[:-1]}"
+    fig.text(0.02, 0.97, f"{result.base.shape} {ops}{rows_are}\nshape {lay.shape}  strides {lay.strides}  "
+             f"offset {lay.offset}  ·  {state}", ha="left", va="top", fontsize=TITLE_PT)
+    fig.text(0.02, 0.03, result.formula() + "\nnumbers in cells = storage position; "
+             "matching colours = the same memory", ha="left", va="bottom", fontsize=LABEL_PT)
+    ax.set_xlim(-0.1, width + 0.1)
+    ax.set_ylim(storage_y - 0.2, rows + 0.1)
+    ax.set_aspect("equal", adjustable="box", anchor="W")
     ax.axis("off")
     return fig
 
@@ -342,7 +380,7 @@ def explore(shape: str = "2, 3", op: str = "transpose", args: str = "0, 1",
 
     def text(value, description, placeholder=""):
         return widgets.Text(value=value, description=description, placeholder=placeholder,
-                            continuous_update=False, layout=widgets.Layout(width="230px"))
+                            continuous_update=False, layout=widgets.Layout(width="300px"))
 
     controls = {
         "shape": text(shape, "shape"),
@@ -353,7 +391,10 @@ def explore(shape: str = "2, 3", op: str = "transpose", args: str = "0, 1",
         "index": text(index, "index"),
     }
     for dropdown, box in (("op", "args"), ("then", "then_args")):
-        def hint(change, box=controls[box]):
+        def new_op(change, box=controls[box]):
+            # arguments typed for the previous op mean nothing to the new one: clear them,
+            # and the explorer waits (a note, not an error) until the new ones are typed
             box.placeholder = ARG_HINTS[change["new"]]
-        controls[dropdown].observe(hint, names="value")
+            box.value = ""
+        controls[dropdown].observe(new_op, names="value")
     return Explorer(controls, model, draw_layout, title="Stride explorer")

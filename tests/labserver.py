@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 VENV_BIN = Path(sys.executable).parent
+LAB_CONFIG = Path(__file__).resolve().parent.parent / "lab"
 URL_WITH_TOKEN = re.compile(r"http://127\.0\.0\.1:(\d+)/lab\?token=([0-9a-zA-Z]+)")
 
 # JupyterLab user settings for a quiet, deterministic front end: every cell stays in the DOM
@@ -61,6 +62,8 @@ def isolated_env(home: Path) -> dict[str, str]:
         "MPLCONFIGDIR": str(home / "matplotlib"),
         "PATH": f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}",
         "PYTHONUNBUFFERED": "1",
+        # the student's lab configuration, as `make lab` uses it
+        "JUPYTER_CONFIG_PATH": str(LAB_CONFIG),
     })
     return env
 

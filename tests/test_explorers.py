@@ -1,12 +1,21 @@
 """Each explorer builds, answers a control change with a new picture, and turns an
-impossible setting into a message inside the widget that a valid setting clears."""
+impossible setting into a message inside the widget, above the last valid picture, that a
+valid setting clears. The Explorer's shared behaviour (sharp SVG at CSS size, text no
+smaller than 12 CSS px, typed slider values, the Enter hint, closing an earlier run's
+explorers) is tested on its own small instrument."""
 
+import re
+import xml.etree.ElementTree as ET
+
+import ipywidgets as widgets
 import matplotlib
 import pytest
 
 matplotlib.use("Agg")
 
 from helpers import broadcasting, strides  # noqa: E402
+from helpers import explorer as explorer_module  # noqa: E402
+from helpers.explorer import CSS_DPI, Explorer  # noqa: E402
 
 # (module, a valid change, an impossible change, a control to restore)
 CASES = {
@@ -26,20 +35,26 @@ def test_explorer_builds_and_responds(name):
     module, change, impossible, restore = CASES[name]
     explorer = module.explore()
     assert explorer.error is None and explorer.image.value
-    assert "image/png" in explorer._repr_mimebundle_()
+    assert "image/svg+xml" in explorer._repr_mimebundle_()
     before = explorer.image.value
     set_values(explorer, change)
     assert explorer.error is None
     assert explorer.image.value != before
 
-    set_values(explorer, impossible)
+    *first, last = impossible.items()
+    set_values(explorer, dict(first))  # e.g. an op picked: its arguments are not typed yet
+    assert explorer.error is None
+    valid = explorer.image.value
+    set_values(explorer, dict([last]))
     assert explorer.error, "an impossible setting should produce a message"
-    assert "⚠" in explorer.message.value
-    assert explorer.image.layout.display == "none"
+    assert "⚠" in explorer.message.value and "last valid setting" in explorer.message.value
+    assert explorer.image.value == valid, "the last valid picture must stay"
+    assert "course-explorer-stale" in explorer.image._dom_classes
+    assert "image/svg+xml" in explorer._repr_mimebundle_()
 
     set_values(explorer, restore)
     assert explorer.error is None and explorer.message.value == ""
-    assert explorer.image.layout.display is None
+    assert "course-explorer-stale" not in explorer.image._dom_classes
 
 
 def test_stride_explorer_shows_the_formula_for_the_chosen_index():
@@ -50,3 +65,106 @@ def test_stride_explorer_shows_the_formula_for_the_chosen_index():
 def test_broadcast_mismatch_is_drawn_not_an_error():
     explorer = broadcasting.explore(a="3", b="4")
     assert explorer.error is None and explorer.result.failing_axis == -1
+
+
+# --- the Explorer itself -------------------------------------------------------------------
+
+class Line:
+    def __init__(self, slope, note=""):
+        self.slope, self.note = slope, note
+
+
+def line_model(slope: float = 1.0, label: str = "y"):
+    if slope > 2.5:
+        raise ValueError("slope above 2.5 leaves the plot")
+    return Line(slope, "slope 0 is a flat line" if slope == 0 else "")
+
+
+def draw_line(result, ax=None):
+    ax.plot([0, 1], [0, result.slope])
+    ax.text(0.1, 0.5, "tiny label", fontsize=5)
+    ax.set_title("a line", fontsize=14)
+    return ax.figure
+
+
+def small_explorer(**kwargs):
+    controls = {"slope": widgets.FloatSlider(value=1.0, min=-3, max=3, step=0.075),
+                "label": widgets.Text(value="y", continuous_update=False)}
+    return Explorer(controls, line_model, draw_line, title="line", figsize=(5, 2.5), **kwargs)
+
+
+def svg_font_sizes(svg: bytes) -> list[float]:
+    """Font sizes (in the SVG's pt user units) of every <text>, whichever way mpl writes them."""
+    text = svg.decode()
+    return [float(s) for s in re.findall(r"font[^;\"]*?:\s*(?:[a-z]+\s+)*([\d.]+)px", text)]
+
+
+def test_picture_is_svg_at_css_size_with_text_at_least_12_css_px():
+    e = small_explorer()
+    root = ET.fromstring(bytes(e.image.value))
+    assert root.tag.endswith("svg") and e.image.format == "svg+xml"
+    width_pt = float(root.get("width").removesuffix("pt"))
+    assert width_pt / 72 * CSS_DPI == pytest.approx(5 * CSS_DPI)  # natural size in CSS px
+    assert e.image.layout.width == f"{5 * CSS_DPI}px" and e.image.layout.max_width == "100%"
+    assert b"<text" in bytes(e.image.value), "text is kept as text (sharp at any pixel ratio)"
+    sizes = svg_font_sizes(bytes(e.image.value))
+    assert sizes, "no font sizes found in the SVG"
+    # SVG user units are points (1/72 in); the picture is shown at 96 CSS px per inch
+    assert min(sizes) * CSS_DPI / 72 >= 12 - 1e-6, sizes
+
+
+def test_png_is_rendered_at_twice_the_css_size():
+    e = small_explorer(image_format="png")
+    assert bytes(e.image.value[:8]) == b"\x89PNG\r\n\x1a\n" and e.image.format == "png"
+    width = int.from_bytes(bytes(e.image.value[16:20]), "big")
+    assert width == 2 * 5 * CSS_DPI
+    assert "image/png" in e._repr_mimebundle_()
+
+
+def test_notes_are_information_and_errors_keep_the_picture():
+    e = small_explorer()
+    e.controls["slope"].value = 0.0
+    assert e.error is None and "flat line" in e.message.value and "⚠" not in e.message.value
+    flat = e.image.value
+    e.controls["slope"].value = 2.9
+    assert e.error and "leaves the plot" in e.message.value and e.image.value == flat
+    e.controls["slope"].value = 1.0
+    assert e.error is None and e.message.value == "" and e.image.value != flat
+
+
+def test_sliders_get_a_number_box_and_text_boxes_say_enter_applies():
+    e = small_explorer()
+    boxes = [w for w in walk(e) if isinstance(w, widgets.BoundedFloatText)]
+    assert len(boxes) == 1 and boxes[0].value == 1.0 and boxes[0].min == -3
+    assert e.controls["slope"].readout is False
+    linked = {link.source[1] for link in e.links
+              if link.source[0] is e.controls["slope"] and link.target[0] is boxes[0]}
+    assert linked == {"value", "min", "max"}, "the number box is not linked to the slider"
+    assert any(explorer_module.ENTER_HINT in w.value for w in walk(e) if isinstance(w, widgets.HTML))
+
+
+def test_a_rerun_of_the_same_cell_closes_the_earlier_explorer(monkeypatch):
+    requests = iter(["run-1", "run-2"])
+    monkeypatch.setattr(explorer_module, "_current_cell", lambda: ("cell-a", next(requests)))
+    first = small_explorer()
+    second = small_explorer()
+    assert first.comm is None and first.controls["slope"].comm is None, "first explorer still open"
+    assert second.comm is not None
+    second.close()
+
+
+def walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from walk(child)
+
+
+def test_picking_an_op_waits_for_its_arguments_and_clears_old_ones():
+    e = strides.explore(op="transpose", args="0, 1")
+    e.controls["op"].value = "view"
+    assert e.controls["args"].value == "", "arguments of transpose were left for view"
+    assert e.error is None and "arguments of view" in e.message.value and "⚠" not in e.message.value
+    e.controls["args"].value = "4, 2"
+    assert e.error and e.error.startswith("view(4, 2)") and "⚠" in e.message.value
+    e.controls["args"].value = "3, 2"
+    assert e.error is None and e.result.layout.shape == (3, 2) and e.message.value == ""
