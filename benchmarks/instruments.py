@@ -23,6 +23,9 @@ INSTRUMENTS = [
     ("autograd graph (seed)", "helpers.autograd_graph", {}),
     ("loop anatomy", "helpers.loop_anatomy", {}),
     ("live loss curves (trains)", "helpers.loss_curves", {}),
+    ("DataLoader explorer", "helpers.data", {}),
+    ("DataLoader (N=10000, B=128)", "helpers.data", {"n": 10_000, "batch_size": 128}),
+    ("DataLoader (distributed)", "helpers.data", {"sampler": "distributed", "world_size": 4}),
 ]
 
 

@@ -64,6 +64,21 @@ class WaitingItems(TinyItems):
         return super().__getitem__(i)
 
 
+class ComputingItems(TinyItems):
+    """Items that cost CPU work to make (about 2 ms on one core here), like decoding an
+    image: a worker only speeds this up when a core is free for it."""
+
+    def __init__(self, n: int, rounds: int = 5, width: int = 16):
+        super().__init__(n, width)
+        self.rounds = rounds
+
+    def __getitem__(self, i):
+        x = torch.full((96, 96), 1.0 / (1 + i))
+        for _ in range(self.rounds):
+            x = torch.tanh(x @ x)
+        return x[0, :self.width].clone()
+
+
 class NoisyItems(Dataset):
     """Index plus a random augmentation drawn from a NumPy generator the dataset owns.
 
