@@ -1,8 +1,11 @@
 """Broadcasting explorer: align shapes on the right, compare axis by axis.
 
 model    ``broadcast(*shapes)`` -> the right-aligned table with a verdict per axis and the
-         result shape, or the axis PyTorch rejects (the rightmost mismatch, as torch reports).
-draw     ``draw_table(result, ax)``.
+         result shape, or the axis PyTorch rejects (the rightmost mismatch, as torch reports);
+         which operand each axis stretches, and whether the result is an outer product
+         (every operand stretched somewhere: (64,) with (64, 1) gives (64, 64)).
+draw     ``draw_table(result, ax)``: a missing axis is marked, a stretched size reads
+         "1 → n", and an outer product is flagged in the title.
 explore  ``explore()``: two shapes typed as text ("64, 1" and "768").
 """
 
@@ -24,6 +27,13 @@ class Axis:
     verdict: str
     size: int | None                   # the result's size, None on a mismatch
 
+    @property
+    def stretched(self) -> tuple[int, ...]:
+        """Operands (by position) whose size 1, or missing axis, is stretched on this axis."""
+        if self.size is None:
+            return ()
+        return tuple(i for i, s in enumerate(self.sizes) if (s is None or s == 1) and self.size != 1)
+
 
 @dataclass(frozen=True)
 class Broadcast:
@@ -37,6 +47,25 @@ class Broadcast:
     @property
     def shape(self) -> tuple[int, ...] | None:
         return tuple(a.size for a in self.axes) if self.ok else None
+
+    @property
+    def outer_product(self) -> bool:
+        """Every operand is stretched along some axis, so the result is larger than each of
+        them: every element of one meets every element of the other. Often meant ((64, 1)
+        with (768,)), sometimes the silent bug ((64,) minus (64, 1))."""
+        if not self.ok or len(self.shapes) < 2:
+            return False
+        stretched = {i for a in self.axes for i in a.stretched}
+        return stretched == set(range(len(self.shapes)))
+
+    def stretch_summary(self) -> str:
+        """'a on axis -2, b on axis -1' (or 'nothing'), as the table's title says it."""
+        parts = []
+        for i in range(len(self.shapes)):
+            axes = [str(a.axis) for a in self.axes if i in a.stretched]
+            if axes:
+                parts.append(f"{chr(ord('a') + i)} on axis {', '.join(axes)}")
+        return "; ".join(parts) or "nothing"
 
     @property
     def failing_axis(self) -> int | None:
@@ -83,6 +112,7 @@ def model(a: str = "64, 1", b: str = "768") -> Broadcast:
 # ------------------------------------------------------------------------------ draw
 
 _COLOURS = {EQUAL: "#d9ead3", STRETCHED: "#fff2cc", MISMATCH: "#f4cccc"}
+_MISSING = "#e6e6e6"   # a shape with no such axis: grey, and the cell says "missing (1)"
 
 
 def draw_table(result: Broadcast, ax=None):
@@ -97,31 +127,43 @@ def draw_table(result: Broadcast, ax=None):
     rows = [*names, "verdict", "result"]
     cells = []
     for i in range(len(result.shapes)):
-        cells.append(["·" if a.sizes[i] is None else str(a.sizes[i]) for a in result.axes])
+        row = []
+        for a in result.axes:
+            own = "missing (1)" if a.sizes[i] is None else str(a.sizes[i])
+            row.append(f"{own} → {a.size}" if i in a.stretched else own)
+        cells.append(row)
     cells.append([a.verdict for a in result.axes])
     cells.append(["✗" if a.size is None else str(a.size) for a in result.axes])
     if not result.axes:
         ax.text(0.5, 0.5, "both shapes are 0-d: the result is a 0-d tensor, shape ()",
                 ha="center", va="center")
         return fig
-    colours = [["white"] * len(result.axes) for _ in result.shapes]
+    colours = [[_MISSING if a.sizes[i] is None else (_COLOURS[STRETCHED] if i in a.stretched else "white")
+                for a in result.axes] for i in range(len(result.shapes))]
     colours.append([_COLOURS[a.verdict] for a in result.axes])
     colours.append([_COLOURS[a.verdict] for a in result.axes])
     columns = [f"axis {a.axis}" for a in result.axes]
-    table = ax.table(cellText=cells, cellColours=colours, rowLabels=rows, colLabels=columns,
-                     loc="center", cellLoc="center")
-    table.scale(1, 1.6)
+    # An explicit box leaves room for the row labels on the left and the heading on top.
+    # Row names as a first column: matplotlib's rowLabels would fall outside the box.
+    table = ax.table(cellText=[[r, *c] for r, c in zip(rows, cells)],
+                     cellColours=[["white", *c] for c in colours], colLabels=["", *columns],
+                     cellLoc="center", bbox=[0.02, 0.02, 0.96, 0.62])
+    table.auto_set_font_size(False)
+    table.set_fontsize(9)
     shown = " with ".join(str(s) for s in result.shapes)
     if result.ok:
-        title = f"{shown}  →  result {result.shape}"
+        title = f"{shown}  →  result {result.shape}\nstretched: {result.stretch_summary()}"
+        if result.outer_product:
+            title += "\n⚠ outer product: every element of a meets every element of b (meant it?)"
     else:
         bad = result.axes[result.failing_dim]
         sizes = [s for s in bad.sizes if s not in (None, 1)]
         title = (f"{shown}  →  error at axis {result.failing_axis} "
                  f"(dim {result.failing_dim} of the result): sizes {sizes[0]} and {sizes[1]} "
                  "are different and neither is 1")
-    ax.set_title(title + "\nalign on the right · sizes must be equal or 1 · '·' counts as 1",
-                 fontsize=9)
+    ax.text(0.5, 0.99, title + "\nalign on the right · sizes equal or 1 · a missing axis counts as 1",
+            ha="center", va="top", fontsize=9, linespacing=1.4, transform=ax.transAxes,
+            color="#b00020" if result.outer_product or not result.ok else "black")
     return fig
 
 

@@ -1,5 +1,6 @@
 """The broadcasting model against torch.broadcast_shapes, a + b, and their errors."""
 
+import math
 import re
 
 import pytest
@@ -86,3 +87,46 @@ def test_parse(text, shape):
 def test_malformed_shapes_are_value_errors(a, b, phrase):
     with pytest.raises(ValueError, match=phrase):
         B.model(a, b)
+
+
+positive = st.lists(st.sampled_from([1, 1, 2, 3, 4]), max_size=4).map(tuple)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.tuples(positive, positive), related_pairs().filter(
+    lambda p: 0 not in p[0] + p[1])))
+def test_stretched_operands_are_torchs_stride_0_axes(pair):
+    """An operand is stretched on an axis exactly where torch.broadcast_tensors expands it:
+    stride 0 on an axis of size > 1 (a missing axis included)."""
+    a, b = pair
+    result = B.broadcast(a, b)
+    if not result.ok:
+        return
+    expanded = torch.broadcast_tensors(torch.zeros(a), torch.zeros(b))
+    for k, column in enumerate(result.axes):
+        torch_stretched = tuple(i for i, (t, shape) in enumerate(zip(expanded, (a, b)))
+                                if t.shape[k] > 1 and (len(shape) < len(result.axes) - k
+                                                       or shape[k - len(result.axes)] == 1))
+        assert column.stretched == torch_stretched
+        assert all(expanded[i].stride(k) == 0 for i in column.stretched)
+    # an outer product: the result is larger than every operand
+    bigger = all(math.prod(result.shape) > math.prod(s) for s in (a, b))
+    assert result.outer_product == bigger
+
+
+def test_the_silent_outer_product_is_flagged_and_drawn():
+    result = B.broadcast((64,), (64, 1))
+    assert result.outer_product
+    assert result.stretch_summary() == "a on axis -2; b on axis -1"
+    figure = B.draw_table(result)
+    text = " ".join(t.get_text() for t in figure.axes[0].texts)
+    cells = [c.get_text().get_text() for c in figure.axes[0].tables[0].get_celld().values()]
+    assert "outer product" in text and "a on axis -2" in text
+    assert "missing (1) → 64" in cells and "1 → 64" in cells
+
+
+def test_a_plain_broadcast_is_not_an_outer_product():
+    result = B.broadcast((2, 3), (3,))
+    assert not result.outer_product and result.stretch_summary() == "b on axis -2"
+    figure = B.draw_table(result)
+    assert "outer product" not in " ".join(t.get_text() for t in figure.axes[0].texts)
