@@ -135,17 +135,24 @@ def _unanswered_stub_failure(error: BaseException) -> CheckFailed | None:
 
 def _handle_unanswered(shell, etype, value, tb, tb_offset=None):
     """IPython's custom exception handler: the stub, or a test cell's NameError on a name
-    the unanswered cell never defined, is shown as one "not answered yet" line (the cell
-    still fails, so Validate and autograde score it 0); anything else as usual."""
+    the unanswered cell never defined, is shown as one "not answered yet" line, and a test
+    cell's own ``assert ..., "message"`` as its message (the cell still fails, so Validate
+    and autograde score it 0); anything else as usual."""
     replacement = _unanswered_stub_failure(value)
-    if replacement is None and isinstance(value, NameError) and value.name:
-        last = _innermost(tb)
-        code = last.tb_frame.f_code if last is not None else None
-        # only in a test cell's own code: it uses these checks (a scratch cell keeps the
-        # ordinary NameError), and not for a module the student forgot to import
-        if (code is not None and code.co_name == "<module>" and _notebook_code(code.co_filename)
-                and "checks." in _cell_source(code.co_filename) and value.name != "checks"):
-            replacement = unanswered(name=value.name)
+    last = _innermost(tb)
+    code = last.tb_frame.f_code if last is not None else None
+    # only in a test cell's own code: it uses these checks (a scratch cell keeps the ordinary
+    # error and its traceback)
+    in_test_cell = (code is not None and code.co_name == "<module>"
+                    and _notebook_code(code.co_filename)
+                    and "checks." in _cell_source(code.co_filename))
+    if replacement is None and in_test_cell:
+        if isinstance(value, NameError) and value.name and value.name != "checks":
+            replacement = unanswered(name=value.name)  # (not a module never imported)
+        elif (type(value) is AssertionError and value.args and isinstance(value.args[0], str)
+              and value.args[0].strip()):
+            # a test cell's own `assert ..., "message"` reads like a check: the message alone
+            replacement = CheckFailed(value.args[0])
     if replacement is None:
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
     else:
@@ -171,7 +178,7 @@ def install_unanswered_handler() -> bool:
     mine = getattr(shell, "_course_unanswered_handler", False)
     if shell.custom_exceptions and not mine:
         return False
-    shell.set_custom_exc((NotImplementedError, NameError), _handle_unanswered)
+    shell.set_custom_exc((NotImplementedError, NameError, AssertionError), _handle_unanswered)
     shell._course_unanswered_handler = True
     return True
 
