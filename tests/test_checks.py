@@ -159,7 +159,9 @@ def test_in_a_kernel_unanswered_cells_fail_with_one_line_and_the_marker():
                "def f(x):\n    # YOUR CODE HERE\n    raise NotImplementedError()",
                "f(2) == 3",
                "checks.expect_equal(len((5, 6, 1)), 2, 'len', wrong={3: '[mc:a.b] three is wrong'})",
-               "scratch_name + 1"]
+               "scratch_name + 1",
+               "assert 1 == 2, '[mc:c.d] one is not two: check the sum'  # checks.",
+               "assert 1 == 2, 'a scratch assert keeps its traceback'"]
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell(s, metadata={"tags": ["raises-exception"]}) for s in sources])
     NotebookClient(nb, kernel_name="python3", timeout=120,
@@ -177,3 +179,8 @@ def test_in_a_kernel_unanswered_cells_fail_with_one_line_and_the_marker():
     assert "helpers" not in "".join(wrong.traceback)
     (scratch,) = errors[6]
     assert scratch.ename == "NameError"
+    (own_assert,) = errors[7]
+    assert own_assert.evalue == "one is not two: check the sum [mc:c.d]"
+    assert len(own_assert.traceback) == 1 and "[mc:" not in own_assert.traceback[0]
+    (scratch_assert,) = errors[8]
+    assert scratch_assert.ename == "AssertionError" and len(scratch_assert.traceback) > 1
