@@ -21,6 +21,8 @@ INSTRUMENTS = [
     ("stride explorer", "helpers.strides", {}),
     ("broadcasting explorer", "helpers.broadcasting", {}),
     ("autograd graph (seed)", "helpers.autograd_graph", {}),
+    # measures while it updates: eager only here, so the row is the instrument's own cost
+    ("speedup explorer (eager)", "helpers.bench", {"size": 2**14, "compile": False}),
     ("loop anatomy", "helpers.loop_anatomy", {}),
     ("live loss curves (trains)", "helpers.loss_curves", {}),
     ("DataLoader explorer", "helpers.data", {}),

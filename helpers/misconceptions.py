@@ -130,8 +130,137 @@ CATALOGUE.update({
 
 # --- 05_data ----------------------------------------------------------------------------
 CATALOGUE.update({
+    "data.dataset-protocol": Misconception(
+        "a Dataset item is something other than (features of example i, label i)", ("05_data-dataset",)),
+    "data.len-is-features": Misconception(
+        "len(dataset) is the number of features, or the last index", ("05_data-dataset",)),
+    "data.numpy-float64": Misconception(
+        "NumPy data can go to a float32 model as it is (it is float64)", ("05_data-dataset",)),
+    "data.split-protocol": Misconception(
+        "a split need not cover the dataset once, or need not be random", ("05_data-split",)),
+    "data.split-sizes": Misconception(
+        "the 80 % share is rounded up, or goes to the validation set", ("05_data-split",)),
+    "data.split-unseeded": Misconception(
+        "random_split repeats its split without its own seeded generator", ("05_data-split",)),
+    "data.quiz-number": Misconception(
+        "a count can be answered with a float or a string", ("05_data-quiz-dropped", "05_data-quiz-ranks")),
+    "data.dropped-is-missing": Misconception(
+        "drop_last leaves out the examples the last batch lacks, not the ones it holds",
+        ("05_data-quiz-dropped",)),
+    "data.drop-last-pads": Misconception(
+        "drop_last pads or wraps around, so no example is left out", ("05_data-quiz-dropped",)),
+    "data.steps-rule": Misconception(
+        "steps per epoch follow some rule other than ceil(N / B) (floor with drop_last)",
+        ("05_data-steps",)),
+    "data.floor-steps": Misconception(
+        "steps per epoch is N // B even when the ragged last batch is kept", ("05_data-steps",)),
+    "data.drop-last-ignored": Misconception(
+        "drop_last=True does not change the number of steps", ("05_data-steps",)),
+    "data.plus-one": Misconception(
+        "steps per epoch is N // B + 1, also when B divides N", ("05_data-steps",)),
+    "data.weights-per-class": Misconception(
+        "WeightedRandomSampler takes one weight per class", ("05_data-balance",)),
+    "data.weights-negative": Misconception(
+        "sampling weights may be negative", ("05_data-balance",)),
+    "data.weights-inverted": Misconception(
+        "balancing weights grow with the class size", ("05_data-balance",)),
+    "data.weights-uniform": Misconception(
+        "equal weights balance the classes", ("05_data-balance",)),
+    "data.collate-protocol": Misconception(
+        "a collate_fn returns lists, or something other than batch tensors in batch order",
+        ("05_data-collate",)),
+    "data.pad-time-first": Misconception(
+        "pad_sequence returns (batch, length) without batch_first=True", ("05_data-collate",)),
+    "data.lengths-after-padding": Misconception(
+        "sequence lengths can be measured after padding", ("05_data-collate",)),
+    "data.pad-value": Misconception(
+        "padding can go before the sequence or use another value than zero", ("05_data-collate",)),
+    "data.quiz-bool": Misconception(
+        "a yes/no answer can be a string or a number", ("05_data-quiz-workers",)),
+    "data.workers-own-rng": Misconception(
+        "DataLoader workers reseed a random generator that the dataset owns", ("05_data-quiz-workers",)),
+    "data.dist-floor": Misconception(
+        "DistributedSampler gives each rank floor(N / world_size) indices", ("05_data-quiz-ranks",)),
+    "data.dist-rule": Misconception(
+        "a rank's share follows some rule other than strided and padded", ("05_data-shard",)),
+    "data.dist-no-padding": Misconception(
+        "DistributedSampler does not pad, so ranks get different numbers of indices", ("05_data-shard",)),
+    "data.dist-contiguous": Misconception(
+        "DistributedSampler gives each rank a contiguous chunk of indices", ("05_data-shard",)),
 })
 
 # --- 06_compile -------------------------------------------------------------------------
 CATALOGUE.update({
+    "compile.print-in-graph": Misconception(
+        "a print (or other Python side effect) is captured inside the compiled graph",
+        ("06_compile-quiz-graphs",)),
+    "compile.break-is-graph": Misconception(
+        "the code at a graph break becomes a graph of its own",
+        ("06_compile-quiz-graphs",)),
+    "compile.branch-dropped": Misconception(
+        "removing a data-dependent if means keeping only one of its branches",
+        ("06_compile-graph-break",)),
+    "compile.item-avoids-break": Misconception(
+        "reading the condition with .item() (or any Python if) keeps the graph whole",
+        ("06_compile-graph-break",)),
+    "compile.every-call": Misconception(
+        "every call of a compiled function compiles again",
+        ("06_compile-quiz-recompiles", "06_compile-count")),
+    "compile.values-guarded": Misconception(
+        "a tensor with new values (same shape and dtype) triggers a recompilation",
+        ("06_compile-quiz-recompiles", "06_compile-count")),
+    "compile.dtype-unguarded": Misconception(
+        "only shapes are guarded, so a new dtype reuses the compiled graph",
+        ("06_compile-quiz-recompiles",)),
+    "compile.shape-unguarded": Misconception(
+        "a compiled graph is valid for any shape and any Python argument",
+        ("06_compile-quiz-recompiles",)),
+    "compile.uncompiled-call": Misconception(
+        "torch.compile changes the original function rather than returning a wrapper to call",
+        ("06_compile-count", "06_compile-dynamic")),
+    "compile.op-count": Misconception(
+        "CompileCounter's op_count is the number of compilations",
+        ("06_compile-count",)),
+    "compile.leaked-cache": Misconception(
+        "a new torch.compile wrapper starts with no compiled graphs of its function",
+        ("06_compile-count",)),
+    "compile.automatic-dynamic": Misconception(
+        "the default torch.compile compiles one graph for every shape from the first call",
+        ("06_compile-count", "06_compile-dynamic")),
+    "bench.no-sync": Misconception(
+        "a call has finished its work when it returns, on every device",
+        ("06_compile-timing",)),
+    "bench.no-warmup": Misconception(
+        "the first calls of a function show its steady-state time",
+        ("06_compile-timing",)),
+    "bench.mean": Misconception(
+        "the mean is the right summary of noisy timing repeats",
+        ("06_compile-timing",)),
+    "bench.min": Misconception(
+        "the fastest repeat is the time to report",
+        ("06_compile-timing",)),
+    "bench.extra-calls": Misconception(
+        "the number of calls a timing function makes does not matter",
+        ("06_compile-timing",)),
+    "compile.free-speedup": Misconception(
+        "compiling pays from the first call, compile time aside",
+        ("06_compile-break-even",)),
+    "compile.always-faster": Misconception(
+        "compiled code is always faster than eager, so compiling always pays eventually",
+        ("06_compile-break-even",)),
+    "roofline.flops-multiplies-only": Misconception(
+        "a matmul costs m·k·n FLOPs (the additions are not counted)",
+        ("06_compile-quiz-flops",)),
+    "roofline.flops-outputs": Misconception(
+        "a matmul's FLOPs are proportional to its number of outputs",
+        ("06_compile-quiz-flops",)),
+    "roofline.reads-only": Misconception(
+        "an elementwise op only reads memory (its output costs no traffic)",
+        ("06_compile-traffic",)),
+    "roofline.itemsize": Misconception(
+        "memory traffic does not depend on the dtype's size",
+        ("06_compile-traffic",)),
+    "roofline.fusion-saves-flops": Misconception(
+        "fusion removes arithmetic rather than memory passes",
+        ("06_compile-traffic",)),
 })

@@ -1,0 +1,203 @@
+"""helpers.bench and helpers.roofline: the timing model's structure (warm-up, a sync around
+every timed call, the median of the samples) checked with a counting clock, never with
+wall-clock thresholds; FLOP and byte counts against hand-written formulas and torch."""
+
+import json
+import math
+import statistics
+
+import matplotlib
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+matplotlib.use("Agg")
+
+from helpers import bench, roofline  # noqa: E402
+
+
+class Recorder:
+    """fn, clock and sync that log the order of events; the clock ticks by given steps."""
+
+    def __init__(self, ticks):
+        self.events, self.ticks, self.now = [], list(ticks), 0.0
+
+    def fn(self):
+        self.events.append("fn")
+
+    def sync(self):
+        self.events.append("sync")
+
+    def clock(self):
+        self.events.append("clock")
+        value = self.now
+        if self.ticks:
+            self.now += self.ticks.pop(0)
+        return value
+
+
+def test_time_calls_warms_up_then_brackets_every_call_with_sync():
+    rec = Recorder([0.5, 0, 0.125, 0, 0.25, 0])
+    timing = bench.time_calls(rec.fn, warmup=2, repeats=3, clock=rec.clock, sync=rec.sync)
+    assert rec.events[:2] == ["fn", "fn"], "warm-up calls come first, untimed"
+    timed = rec.events[2:]
+    assert timed[0] == "sync", "the queue left by the warm-up must be drained before timing"
+    per_call = ["sync", "clock", "fn", "sync", "clock"]
+    body = timed[1:]
+    assert body == per_call * 3
+    assert rec.events.count("fn") == 5
+    assert timing.samples == [0.5, 0.125, 0.25] and timing.median == 0.25 and timing.warmup == 2
+
+
+@given(st.lists(st.floats(0, 10, allow_nan=False), min_size=1, max_size=30))
+def test_median_and_quartiles_of_given_samples(samples):
+    timing = bench.Timing("x", samples)
+    assert timing.median == statistics.median(samples)
+    q1, q3 = timing.quartiles
+    assert min(samples) <= q1 <= timing.median <= q3 <= max(samples)
+
+
+def test_time_calls_rejects_impossible_counts():
+    with pytest.raises(ValueError):
+        bench.time_calls(lambda: None, warmup=-1)
+    with pytest.raises(ValueError):
+        bench.time_calls(lambda: None, repeats=0)
+
+
+def test_simulated_device_queues_until_sync():
+    dev = bench.SimulatedDevice([1.0, 0.25])
+    start = dev.clock()
+    dev.run()
+    assert dev.clock() - start == 0.0, "run() only queues, like a CUDA launch"
+    dev.sync()
+    assert dev.clock() == 1.0
+    dev.run()
+    dev.run()                       # the last duration repeats
+    dev.sync()
+    assert dev.clock() == 1.5 and dev.calls == 3 and dev.syncs == 2
+    with pytest.raises(ValueError):
+        bench.SimulatedDevice([])
+
+
+def test_sync_for_cpu_is_a_no_op_and_cuda_synchronises():
+    assert bench.sync_for("cpu") is bench.no_sync
+    assert bench.sync_for("cuda") is torch.cuda.synchronize
+
+
+def test_measure_counts_warmup_and_times_the_first_call():
+    calls = []
+    timing = bench.measure(lambda: calls.append(1), repeats=3, block=1e-4, warmup=2,
+                           time_first=True)
+    assert len(timing.samples) == 3 and timing.first_call is not None
+    assert all(s > 0 for s in timing.samples)
+    assert len(calls) >= 2 + 3, "warm-up and every block's calls run"
+
+
+@given(st.integers(1, 64), st.integers(1, 64), st.integers(1, 64), st.sampled_from([2, 4, 8]))
+@settings(max_examples=30, deadline=None)
+def test_matmul_cost_against_hand_formula_and_torch(m, k, n, itemsize):
+    cost = roofline.matmul_cost(m, k, n, itemsize)
+    assert cost.flops == 2 * m * k * n
+    assert cost.bytes == itemsize * (m * k + k * n + m * n)
+    a, b = torch.randn(m, k), torch.randn(k, n)
+    # k multiplies and k adds per output: the product really has m·n outputs of length-k dots
+    assert (a @ b).numel() * 2 * k == cost.flops
+    assert (a.numel() + b.numel() + (a @ b).numel()) * 4 * itemsize // 4 == cost.bytes
+
+
+@given(st.integers(1, 10**6), st.integers(1, 20), st.sampled_from([torch.float16, torch.float32, torch.float64]))
+def test_elementwise_cost_eager_and_fused(numel, ops, dtype):
+    itemsize = torch.empty((), dtype=dtype).element_size()
+    eager = roofline.elementwise_cost(numel, ops, itemsize)
+    fused = roofline.elementwise_cost(numel, ops, itemsize, fused=True)
+    assert eager.flops == fused.flops == numel * ops, "fusion changes traffic, not arithmetic"
+    assert eager.bytes == 2 * numel * itemsize * ops
+    assert fused.bytes == 2 * numel * itemsize
+    assert math.isclose(fused.intensity, eager.intensity * ops)
+
+
+@pytest.mark.parametrize("args", [(0, 1, 1), (2, -1, 3), (1.5, 2, 2)])
+def test_impossible_matmul_sizes_say_why(args):
+    with pytest.raises(ValueError, match="positive whole number"):
+        roofline.matmul_cost(*args)
+
+
+def test_roofline_point_and_roof():
+    cost = roofline.matmul_cost(4, 4, 4)
+    point = roofline.roofline_point(cost, 2.0)
+    assert point.flops_per_s == cost.flops / 2 and point.bytes_per_s == cost.bytes / 2
+    assert point.intensity == cost.flops / cost.bytes
+    assert roofline.attainable(0.5, 100.0, 10.0) == 5.0
+    assert roofline.attainable(50.0, 100.0, 10.0) == 100.0
+    with pytest.raises(ValueError):
+        roofline.roofline_point(cost, 0.0)
+
+
+def test_peaks_known_and_unknown():
+    flops, bw = roofline.peak_for("NVIDIA H100 80GB HBM3")
+    assert flops == 67e12 and bw == 3.35e12
+    assert roofline.peak_for("AMD EPYC 7B13") == (None, None)
+
+
+def test_chain_is_eight_elementwise_ops_and_compiles_to_the_same_values():
+    x = torch.linspace(-3, 3, 101)
+    y = x * 0.5
+    y = y + 1.0
+    y = torch.tanh(y) * 3.0
+    y = torch.relu(torch.sin(y) - 0.25) * 2.0
+    assert torch.allclose(bench.chain(x), y)
+    eager_backend = torch.compile(bench.chain, backend="eager")
+    assert torch.allclose(eager_backend(x), y)
+
+
+def test_speedup_refuses_impossible_settings_with_reasons():
+    with pytest.raises(ValueError, match="dtype"):
+        bench.speedup(2**10, "int8", compile=False)
+    with pytest.raises(ValueError, match="between"):
+        bench.speedup(10, compile=False)
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="no CUDA GPU"):
+            bench.speedup(2**10, device="cuda", compile=False)
+
+
+def test_speedup_eager_only_and_its_drawing():
+    result = bench.speedup(2**10, compile=False, repeats=3)
+    assert result.compiled is None and result.ratio is None and len(result.points) == 1
+    assert result.points[0].intensity == pytest.approx(1 / 8)   # 8 FLOPs per 64 bytes
+    fig = bench.draw_speedup(result)
+    assert fig.axes and fig.axes[0].patches
+
+
+def test_reference_file_is_valid_and_its_state_is_said():
+    data = bench.gpu_reference()
+    text = bench.format_reference(data)
+    if data["status"] == "not yet measured":
+        assert "not yet measured" in text and not data["rows"]
+    else:
+        assert data["device"] and data["torch"] and data["date"] and data["rows"]
+        assert data["device"] in text
+
+
+def test_format_reference_of_a_measured_table(tmp_path):
+    data = {"status": "measured", "device": "NVIDIA X", "torch": "2.13.0", "date": "2026-11-22",
+            "rows": [{"n": 256, "cpu_ms": 2.0, "gpu_ms": 0.5, "gpu_tflops": 0.07}],
+            "memory": {"max_memory_allocated_mib": 1.5}}
+    path = tmp_path / "ref.json"
+    path.write_text(json.dumps(data))
+    text = bench.format_reference(bench.gpu_reference(path))
+    assert "NVIDIA X" in text and "2026-11-22" in text and "4.0×" in text
+    assert bench.draw_gpu_table(data).axes
+    path.write_text(json.dumps({"status": "guessed"}))
+    with pytest.raises(ValueError, match="status"):
+        bench.gpu_reference(path)
+
+
+def test_explorer_disables_the_gpu_with_a_message_and_recovers():
+    explorer = bench.explore(size=2**10, compile=False)
+    assert explorer.error is None
+    if not torch.cuda.is_available():
+        explorer.controls["device"].value = "cuda"
+        assert explorer.error and "no CUDA GPU" in explorer.error
+        explorer.controls["device"].value = "cpu"
+        assert explorer.error is None
