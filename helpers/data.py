@@ -176,7 +176,7 @@ def draw_plan(result: Plan, ax=None):
     """Batches as rows of blocks (one colour per batch, or per class for the weighted
     sampler); the last batch outlined; dropped indices grey; for a distributed sampler, a
     strip on top with the padded index list coloured by the rank that gets each index."""
-    from matplotlib.patches import Rectangle
+    from matplotlib.patches import Patch, Rectangle
 
     if ax is None:
         from matplotlib.figure import Figure
@@ -222,9 +222,11 @@ def draw_plan(result: Plan, ax=None):
     small = len(texts) <= TEXT_LIMIT and width <= 32
     if small:
         size = 8 if width <= 16 else 6
+        dropped_row = strip + len(lines) - 1 if p.dropped else None
         for y, j, index, padded in texts:
+            dark = padded or y == dropped_row
             ax.text(j, y, str(index), ha="center", va="center", fontsize=size,
-                    color="black" if padded else "white", fontweight="bold" if padded else None)
+                    color="black" if dark else "white", fontweight="bold" if padded else None)
     for y, j, _, padded in texts:
         if padded:
             ax.add_patch(Rectangle((j - 0.5, y - 0.5), 1, 1, fill=False, hatch="///",
@@ -247,7 +249,18 @@ def draw_plan(result: Plan, ax=None):
     ax.set_xticks([])
     for side in ("top", "right", "bottom"):
         ax.spines[side].set_visible(False)
-    ax.set_xlim(-0.5, width - 0.5 + max(2.5, width * 0.25))
+    legend = []
+    if p.labels is not None:
+        legend = [Patch(color=c, label=f"class {n}") for c, n in zip(CLASS_COLOURS, CLASS_NAMES)]
+    elif p.shares is not None:
+        legend = [Patch(color=RANK_COLOURS[r % len(RANK_COLOURS)], label=f"rank {r}")
+                  for r in range(min(p.world_size, len(RANK_COLOURS)))]
+        if p.padding:
+            legend.append(Patch(facecolor="white", edgecolor="black", hatch="///", label="padding"))
+    room = max(2.5, width * (0.45 if legend else 0.25))
+    ax.set_xlim(-0.5, width - 0.5 + room)
+    if legend:
+        ax.legend(handles=legend, loc="upper right", fontsize=8, frameon=False)
     title = {"default": f"shuffle={p.shuffle}", "weighted": "WeightedRandomSampler",
              "distributed": f"DistributedSampler, rank {p.rank}"}[p.sampler]
     ax.set_title(f"{title}, N = {p.n}: {p.summary()}", fontsize=9, loc="left")
@@ -255,11 +268,11 @@ def draw_plan(result: Plan, ax=None):
     if p.labels is not None:
         counts = np.bincount([p.labels[i] for b in p.batches for i in b], minlength=3)
         notes.append("drawn per class: " + ", ".join(
-            f"{name} {c}" for name, c in zip(CLASS_NAMES, counts)) + "  (blocks coloured by class;"
-            " the data holds 60 % A, 30 % B, 10 % C)")
+            f"{name} {c}" for name, c in zip(CLASS_NAMES, counts))
+            + "  (the data holds 60 % A, 30 % B, 10 % C)")
     if p.shares is not None:
-        notes.append("top strip: the padded index list, coloured by rank; hatched = padding "
-                     "(repeats of the first indices)")
+        notes.append("top strip: the padded index list, coloured by the rank that gets each index;"
+                     " padding repeats the first indices")
     if notes:
         ax.set_xlabel("\n".join(notes), fontsize=7, loc="left")
     return ax.figure

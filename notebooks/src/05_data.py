@@ -99,17 +99,21 @@ print(isinstance(stream, IterableDataset), list(stream))
 # examples, not features; NumPy's float64 is not the float32 a model expects.
 
 # %% solution 05_data-dataset
-### BEGIN SOLUTION
 class ArrayPairs(Dataset):
     def __init__(self, features, labels):
+        ### BEGIN SOLUTION
         self.features, self.labels = features, labels
+        ### END SOLUTION
 
     def __len__(self):
+        ### BEGIN SOLUTION
         return len(self.features)
+        ### END SOLUTION
 
     def __getitem__(self, i):
+        ### BEGIN SOLUTION
         return torch.as_tensor(self.features[i], dtype=torch.float32), int(self.labels[i])
-### END SOLUTION
+        ### END SOLUTION
 
 # %% test 05_data-dataset-test points=2
 _rng = np.random.default_rng(5)
@@ -743,8 +747,8 @@ def items_per_second(dataset, workers):
 print("CPU cores available:", helpers.datasets.cpu_count())
 with helpers.datasets.workers_explained():
     table = {}
-    for name, dataset in [("tiny items", helpers.datasets.TinyItems(4_000)),
-                          ("2 ms waiting items", helpers.datasets.WaitingItems(300, 0.002))]:
+    for name, dataset in [("tiny items", helpers.datasets.TinyItems(2_000)),
+                          ("2 ms waiting items", helpers.datasets.WaitingItems(200, 0.002))]:
         table[name] = [items_per_second(dataset, w) for w in (0, 2)]
     print(f"{'dataset':<20} {'0 workers':>12} {'2 workers':>12} {'ratio':>7}")
     for name, (zero, two) in table.items():
