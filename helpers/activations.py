@@ -1,0 +1,179 @@
+"""Activation explorer: what each layer of a deep MLP outputs, read by forward hooks.
+
+Three layers:
+
+* model   ``deep_mlp(depth, activation, init_scale)`` builds the network;
+  ``collect(model, x)`` registers a forward hook on every activation module, runs one
+  forward pass, removes every hook (also when the pass fails) and returns ``LayerStats``
+  per layer: standard deviation, units dead for the whole batch, saturated share, a
+  histogram. ``run(...)`` is the instrument's experiment from its control values.
+* draw    ``draw_activations(result, ax=None)``: one histogram per layer, stacked.
+* explore ``explore()``: depth, activation and initialisation scale.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import torch
+from matplotlib.figure import Figure
+from torch import nn
+
+ACTIVATIONS = {"ReLU": nn.ReLU, "tanh": nn.Tanh, "GELU": nn.GELU}
+SATURATED = 0.99      # |tanh| above this: the unit's local slope is below 0.02
+BINS = 40
+
+# ---------------------------------------------------------------------------- model
+
+
+@dataclass
+class LayerStats:
+    name: str                 # the activation module's name in the model
+    mean: float
+    std: float
+    dead_units: int           # units whose output is exactly 0 for every input in the batch
+    saturated: float          # share of outputs with |a| > SATURATED
+    units: int
+    counts: list[int] = field(default_factory=list)
+    edges: list[float] = field(default_factory=list)
+
+
+@dataclass
+class Activations:
+    activation: str
+    init_scale: float
+    layers: list[LayerStats]
+    note: str = ""
+
+
+def deep_mlp(depth: int = 6, activation: str = "ReLU", init_scale: float = 1.0,
+             width: int = 64, seed: int = 0) -> nn.Sequential:
+    """``depth`` Linear+activation blocks; weights drawn with std init_scale/sqrt(fan_in),
+    biases 0 (so init_scale = sqrt(2) is Kaiming's ReLU initialisation)."""
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation is one of {', '.join(ACTIVATIONS)}, got {activation!r}")
+    if not 1 <= int(depth) <= 50:
+        raise ValueError(f"depth must be between 1 and 50 layers, got {depth}")
+    if not (math.isfinite(init_scale) and init_scale > 0):
+        raise ValueError(f"the initialisation scale must be a positive number, got {init_scale}: "
+                         "with 0 every weight is 0 and every layer outputs the same value")
+    gen = torch.Generator().manual_seed(seed)
+    layers = []
+    for _ in range(int(depth)):
+        linear = nn.Linear(width, width)
+        with torch.no_grad():
+            linear.weight.copy_(torch.randn(width, width, generator=gen) * init_scale / math.sqrt(width))
+            linear.bias.zero_()
+        layers += [linear, ACTIVATIONS[activation]()]
+    return nn.Sequential(*layers)
+
+
+def _stats(name: str, out: torch.Tensor, lo: float, hi: float) -> LayerStats:
+    flat = out.detach().reshape(len(out), -1).to(torch.float64)
+    counts = torch.histc(flat, bins=BINS, min=lo, max=hi)
+    return LayerStats(name, flat.mean().item(), flat.std().item(),
+                      int((flat == 0).all(dim=0).sum()), (flat.abs() > SATURATED).double().mean().item(),
+                      flat.shape[1], [int(c) for c in counts.tolist()],
+                      torch.linspace(lo, hi, BINS + 1).tolist())
+
+
+def collect(model: nn.Module, x: torch.Tensor, kinds=tuple(ACTIVATIONS.values()),
+            range_: tuple[float, float] | None = None) -> list[LayerStats]:
+    """Statistics of every ``kinds`` module's output in one forward pass, via forward hooks.
+
+    Every hook is removed before returning, also when the forward pass raises."""
+    outputs: list[tuple[str, torch.Tensor]] = []
+    handles = []
+    try:
+        for name, module in model.named_modules():
+            if isinstance(module, kinds):
+                handles.append(module.register_forward_hook(
+                    lambda mod, inputs, out, name=name: outputs.append((name, out.detach()))))
+        with torch.no_grad():
+            model(x)
+    finally:
+        for handle in handles:
+            handle.remove()
+    if range_ is None:
+        top = max((o.abs().max().item() for _, o in outputs), default=1.0)
+        range_ = (-top, top) if any(o.min() < 0 for _, o in outputs) else (0.0, top)
+    lo, hi = range_
+    if hi <= lo:
+        hi = lo + 1.0
+    return [_stats(name, out, lo, hi) for name, out in outputs]
+
+
+def run(depth: int = 6, activation: str = "ReLU", init_scale: float = 1.0,
+        width: int = 64, batch: int = 256, seed: int = 0) -> Activations:
+    """The instrument's experiment: a batch of standard-normal inputs through ``deep_mlp``."""
+    model = deep_mlp(depth, activation, init_scale, width, seed)
+    x = torch.randn(batch, width, generator=torch.Generator().manual_seed(seed + 1))
+    layers = collect(model, x)
+    first, last = layers[0], layers[-1]
+    note = f"std of the outputs: layer 1 {first.std:.3g}, layer {len(layers)} {last.std:.3g}"
+    if activation == "ReLU":
+        note += f"; dead units in the last layer: {last.dead_units} of {last.units}"
+    if activation == "tanh":
+        note += f"; saturated (|a| > {SATURATED}) in the last layer: {last.saturated:.0%}"
+    return Activations(activation, init_scale, layers, note)
+
+
+# ---------------------------------------------------------------------------- draw
+
+
+def draw_activations(result: Activations, ax=None):
+    """One histogram row per layer (layer 1 on top), with std and dead/saturated counts."""
+    if ax is None:
+        ax = Figure(figsize=(8, 4.6)).add_subplot()
+    fig = ax.figure
+    ax.set_position([0.1, 0.11, 0.6, 0.77])
+    n = len(result.layers)
+    colour = {"ReLU": "#1f4e9c", "tanh": "#b35806", "GELU": "#1b7f5b"}[result.activation]
+    for k, layer in enumerate(result.layers):
+        base = n - 1 - k
+        counts = torch.tensor(layer.counts, dtype=torch.float64)
+        height = counts / counts.max().clamp(min=1) * 0.9
+        edges = layer.edges
+        centres = [(a + b) / 2 for a, b in zip(edges[:-1], edges[1:])]
+        ax.fill_between(centres, base, base + height.numpy(), color=colour, alpha=0.75,
+                        step="mid", lw=0)
+        ax.axhline(base, color="#bbbbbb", lw=0.5)
+        extra = ""
+        if result.activation == "ReLU":
+            extra = f"  dead {layer.dead_units}/{layer.units}"
+        elif result.activation == "tanh":
+            extra = f"  saturated {layer.saturated:.0%}"
+        ax.text(1.02, base + 0.35, f"std {layer.std:.3g}{extra}", transform=ax.get_yaxis_transform(),
+                fontsize=9, va="center", family="monospace")
+    ax.set_yticks([n - 1 - k + 0.35 for k in range(n)])
+    ax.set_yticklabels([f"layer {k + 1}" for k in range(n)], fontsize=9)
+    ax.set_ylim(-0.1, n)
+    ax.set_xlabel("activation value (every layer on the same axis; heights scaled per layer)",
+                  fontsize=9)
+    fig.text(0.01, 0.97, f"{result.activation}, weights std = {result.init_scale:.3g}/√fan_in, "
+             f"{n} layers: histogram of each layer's outputs", fontsize=10,
+             fontweight="bold", va="top")
+    return fig
+
+
+# ---------------------------------------------------------------------------- explore
+
+
+def explore(depth: int = 6, activation: str = "ReLU", init_scale: float = 1.0):
+    """Depth, activation and initialisation scale -> per-layer activation histograms."""
+    import ipywidgets as widgets
+
+    from .explorer import Explorer
+
+    controls = {
+        "depth": widgets.IntSlider(value=depth, min=1, max=12, description="depth"),
+        "activation": widgets.Dropdown(options=list(ACTIVATIONS), value=activation,
+                                       description="activation",
+                                       layout=widgets.Layout(width="220px")),
+        "init_scale": widgets.FloatSlider(value=init_scale, min=0.0, max=4.0, step=0.05,
+                                          description="init scale"),
+    }
+    return Explorer(controls, run, draw_activations,
+                    title="Activation explorer: each layer's outputs, read by forward hooks",
+                    figsize=(8, 4.6))
