@@ -211,8 +211,24 @@ def trace(fn: Callable, **inputs: float) -> Graph:
         raise ValueError(f"{type(error).__name__}: {str(error).splitlines()[0]}") from None
     protect = [ref() for ref in recorder.tensors]
     name = getattr(fn, "__name__", "out")
-    return build_graph(out, names=leaves, values=recorder.values,
-                       output_name="out" if name == "<lambda>" else name, protect=protect)
+    graph = build_graph(out, names=leaves, values=recorder.values,
+                        output_name="out" if name == "<lambda>" else name, protect=protect)
+    check_finite(graph, inputs)
+    return graph
+
+
+def check_finite(graph: Graph, inputs: Mapping[str, float] | None = None) -> None:
+    """A value or gradient that is inf or nan (a division by zero, log 0, ...) is a
+    ValueError naming where it appears, instead of a picture full of silent nans."""
+    where = ", ".join(f"{k} = {float(v):g}" for k, v in (inputs or {}).items())
+    for node in graph.nodes.values():
+        for what, t in (("value", node.value), ("gradient", node.grad)):
+            if t is not None and not bool(torch.isfinite(t).all()):
+                bad = "nan" if bool(torch.isnan(t).any()) else "inf"
+                raise ValueError(f"the {what} of {node.label} is {bad}"
+                                 + (f" at {where}" if where else "")
+                                 + ": a division by zero (or log of 0, sqrt of a negative) "
+                                   "happens here. Move a slider away from that point.")
 
 
 def seed_graph(a: float = 2.0, b: float = 3.0) -> Graph:
@@ -237,7 +253,7 @@ def fmt(t: torch.Tensor | None) -> str:
     if t.numel() == 1:
         return f"{t.item() + 0.0:.4g}"  # + 0.0 turns -0.0 into 0
     if t.numel() <= 3:
-        return "[" + ", ".join(f"{v:.3g}" for v in t.flatten().tolist()) + "]"
+        return "[" + ", ".join(f"{v + 0.0:.4g}" for v in t.flatten().tolist()) + "]"
     return "×".join(str(s) for s in t.shape) + " tensor"
 
 
@@ -287,12 +303,41 @@ def _node_text(graph: Graph, node: Node) -> str:
     fan = [e for e in graph.into(node.id) if e.adjoint is not None]
     if 1 < len(fan) <= 3 and all(e.adjoint.numel() == 1 for e in fan):
         lines.append(f"grad {fmt(node.grad)}")
-        lines.append("= " + " + ".join(f"{e.adjoint.item() + 0.0:.3g}" for e in fan))
+        lines.append("= " + " + ".join(fmt(e.adjoint) for e in fan).replace("+ -", "− "))
     elif len(fan) > 3:
         lines.append(f"grad Σ{len(fan)} = {fmt(node.grad)}")
     else:
         lines.append(f"grad {fmt(node.grad)}")
     return "\n".join(lines)
+
+
+def edge_route(coords: Mapping[int, tuple[float, float]], src: int, dst: int, k: int = 0,
+               many: int = 1, width: float = 0.72, height: float = 0.62):
+    """The drawn path of an edge and where its adjoint is written.
+
+    Between neighbouring columns the edge stays in the gap (parallel edges, as in x * x,
+    fan apart). An edge that skips columns runs in the gaps beside its ends and passes
+    above (or below) every box in the columns it skips, so it never crosses a node.
+    """
+    (x0, y0), (x1, y1) = coords[src], coords[dst]
+    start, end = (x0 + width / 2, y0), (x1 - width / 2, y1)
+    between = [y for x, y in coords.values() if x0 < x < x1]
+    if between:
+        above = max(between) + height / 2 + 0.22
+        below = min(between) - height / 2 - 0.22
+        lane = above if abs(above - (y0 + y1) / 2) <= abs(below - (y0 + y1) / 2) else below
+        gx0, gx1 = x0 + 0.5, x1 - 0.5
+        # leave and enter a little towards the lane, apart from the straight edges
+        side = 0.16 if lane > (y0 + y1) / 2 else -0.16
+        start, end = (start[0], y0 + side), (end[0], y1 + side)
+        points = [start, (gx0, start[1]), (gx0, lane), (gx1, lane), (gx1, end[1]), end]
+        return (Path(points, [Path.MOVETO] + [Path.LINETO] * (len(points) - 1)),
+                ((gx0 + gx1) / 2, lane))
+    bend = (k - (many - 1) / 2) * 0.5 if many > 1 else 0.0
+    control = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2 + bend)
+    path = Path([start, control, end], [Path.MOVETO, Path.CURVE3, Path.CURVE3])
+    # the midpoint of the quadratic curve
+    return path, ((start[0] + 2 * control[0] + end[0]) / 4, (start[1] + 2 * control[1] + end[1]) / 4)
 
 
 def draw_graph(graph: Graph, ax=None, title: str | None = None):
@@ -305,7 +350,9 @@ def draw_graph(graph: Graph, ax=None, title: str | None = None):
     xmax = max(x for x, _ in coords.values())
     ys = [y for _, y in coords.values()]
     nodes_y = (min(ys), max(ys))
-    small = 8 if len(graph.nodes) <= 8 else (7 if len(graph.nodes) <= 16 else 6)
+    columns = len({x for x, _ in coords.values()})
+    # text must fit inside the boxes, which narrow as columns are added
+    small = 8 if len(graph.nodes) <= 8 and columns <= 6 else (7 if columns <= 8 else 6)
     for node in graph.nodes.values():
         x, y = coords[node.id]
         style = "round,pad=0.02,rounding_size=0.12" if node.kind != "op" else "round,pad=0.02,rounding_size=0.3"
@@ -320,27 +367,15 @@ def draw_graph(graph: Graph, ax=None, title: str | None = None):
         pairs[(edge.src, edge.dst)] = pairs.get((edge.src, edge.dst), 0) + 1
     rank: dict[tuple[int, int], int] = {}
     for edge in graph.edges:
-        (x0, y0), (x1, y1) = coords[edge.src], coords[edge.dst]
         k = rank.get((edge.src, edge.dst), 0)
         rank[(edge.src, edge.dst)] = k + 1
-        many = pairs[(edge.src, edge.dst)]
-        # Parallel edges (x*x) fan apart; an edge skipping layers bows outwards so it
-        # does not run through the boxes between its ends.
-        bend = (k - (many - 1) / 2) * 0.5 if many > 1 else 0.0
-        if x1 - x0 > 1.5 and many == 1:
-            bend = 0.35 * min(x1 - x0 - 1, 3) * (1 if (y0 + y1) >= 0 else -1)
-        start, end = (x0 + width / 2, y0), (x1 - width / 2, y1)
-        control = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2 + bend)
-        ax.add_artist(FancyArrowPatch(path=Path([start, control, end],
-                                                [Path.MOVETO, Path.CURVE3, Path.CURVE3]),
-                                      arrowstyle="-|>", mutation_scale=9, color="#555555",
-                                      linewidth=1.0))
-        # The midpoint of the quadratic curve, where its adjoint is written.
-        mx = (start[0] + 2 * control[0] + end[0]) / 4
-        my = (start[1] + 2 * control[1] + end[1]) / 4
+        path, (mx, my) = edge_route(coords, edge.src, edge.dst, k,
+                                    pairs[(edge.src, edge.dst)], width, height)
+        ax.add_artist(FancyArrowPatch(path=path, arrowstyle="-|>", mutation_scale=9,
+                                      color="#555555", linewidth=1.0, zorder=2))
         ys.append(my)
         ax.text(mx, my, fmt(edge.adjoint), ha="center", va="center",
-                fontsize=small, color=ADJOINT,
+                fontsize=small, color=ADJOINT, zorder=5,
                 bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none",
                           alpha=0.85))
     ax.set_xlim(-0.5, xmax + 0.5)

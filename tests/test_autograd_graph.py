@@ -223,3 +223,90 @@ def test_explorer_turns_failures_into_messages():
     assert "not a scalar" in e.message.value
     e = ag.explore(lambda x, y: torch.ones(2) @ torch.ones(3) * x)
     assert "RuntimeError" in e.message.value
+
+
+def _fanout(x, y):
+    q = x * y + x ** 2
+    return q * x
+
+
+def _crosses(path, box, steps=200):
+    """Does the drawn path enter the (x0, y0, x1, y1) box? Bézier curves are sampled."""
+    x0, y0, x1, y1 = box
+    for polygon in path.to_polygons(closed_only=False):
+        for (ax_, ay), (bx, by) in zip(polygon[:-1], polygon[1:]):
+            for t in (i / steps for i in range(steps + 1)):
+                px, py = ax_ + t * (bx - ax_), ay + t * (by - ay)
+                if x0 < px < x1 and y0 < py < y1:
+                    return True
+    return False
+
+
+@pytest.mark.parametrize("graph", [
+    ag.trace(_fanout, x=2.0, y=-1.0), ag.seed_graph(),
+    ag.trace(lambda a, b, c: (torch.sin(a * b + c) * a + (a * b) * c) * (a * b + c), a=1.0, b=2.0, c=0.5),
+], ids=["fanout-7-nodes", "seed", "wide"])
+def test_edges_never_cross_a_node(graph):
+    coords = ag.layout(graph)
+    width, height = 0.72, 0.62
+    boxes = {n: (x - width / 2, y - height / 2, x + width / 2, y + height / 2)
+             for n, (x, y) in coords.items()}
+    seen = {}
+    for edge in graph.edges:
+        k = seen.get((edge.src, edge.dst), 0)
+        seen[(edge.src, edge.dst)] = k + 1
+        many = sum(1 for e in graph.edges if (e.src, e.dst) == (edge.src, edge.dst))
+        path, _ = ag.edge_route(coords, edge.src, edge.dst, k, many, width, height)
+        for n, box in boxes.items():
+            if n not in (edge.src, edge.dst):
+                assert not _crosses(path, box), (graph.nodes[edge.src].label,
+                                                 graph.nodes[edge.dst].label, graph.nodes[n].label)
+
+
+def test_seven_node_graph_keeps_its_labels_inside_the_boxes():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.patches import FancyBboxPatch
+
+    graph = ag.trace(_fanout, x=2.0, y=-1.0)
+    assert len(graph.nodes) == 7
+    fig = Figure(figsize=(8, 3.8), dpi=80)   # the explorer's size and resolution
+    fig.subplots_adjust(left=0.03, right=0.97, bottom=0.04, top=0.88)
+    ax = fig.add_subplot()
+    ag.draw_graph(graph, ax=ax)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    boxes = [p.get_window_extent(renderer) for p in ax.get_children() if isinstance(p, FancyBboxPatch)]
+    labels = [t for t in ax.texts if "grad" in t.get_text()]
+    assert len(boxes) == len(labels) == 7
+    for text in labels:
+        extent = text.get_window_extent(renderer)
+        assert any(b.x0 <= extent.x0 and extent.x1 <= b.x1 and b.y0 <= extent.y0 and extent.y1 <= b.y1
+                   for b in boxes), text.get_text()
+
+
+def test_one_rounding_for_node_and_edge_values():
+    graph = ag.trace(lambda x, y: x / y, x=1.0, y=3.0)
+    fig = ag.draw_graph(graph)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    third = ag.fmt(torch.tensor(1 / 3, dtype=torch.float64))
+    assert third == "0.3333"
+    assert any(f"= {third}" in t for t in texts)          # the node's value
+    assert third in texts                                 # the edge from x carries 1/y
+    fan = ag.trace(_fanout, x=2.0, y=-1.0)
+    x_text = ag._node_text(fan, fan.leaf("x"))
+    assert "= 2 − 2 + 8" in x_text                        # its paths, rounded like the rest
+
+
+@pytest.mark.parametrize("fn, inputs, what", [
+    (lambda x, y: x / y, {"x": 1.0, "y": 0.0}, "value of Div is inf"),
+    (lambda x: torch.log(x) * x, {"x": 0.0}, "is "),
+    (lambda x: torch.sqrt(x) + x, {"x": 0.0}, "gradient"),
+])
+def test_division_by_zero_is_a_message_not_a_nan(fn, inputs, what):
+    with pytest.raises(ValueError, match="division by zero") as error:
+        ag.trace(fn, **inputs)
+    assert what in str(error.value)
+    e = ag.explore(fn)
+    for name, value in inputs.items():
+        e.controls[name].value = value
+    assert e.error and "division by zero" in e.message.value
