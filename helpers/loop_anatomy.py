@@ -29,6 +29,7 @@ CODE = {
     "step": "optimizer.step()",
 }
 DEFAULT_ORDER = ", ".join(LINES)
+FIGSIZE = (9.5, 3.9)
 
 # ---------------------------------------------------------------------------- model
 
@@ -194,15 +195,17 @@ def _fmt(t: torch.Tensor | None) -> str:
 def draw_anatomy(anatomy: Anatomy, ax=None, upto: int | None = None):
     """A table: one row per executed line, the newest (row ``upto``) highlighted."""
     if ax is None:
-        ax = Figure(figsize=(8, 4.2)).add_subplot()
+        ax = Figure(figsize=FIGSIZE).add_subplot()
+    ax.set_position([0.01, 0.01, 0.98, 0.9])  # a table: no axes to leave room for
     ax.set_axis_off()
     states = anatomy.states
     shown = len(states) if upto is None else max(1, min(upto, len(states)))
     columns = ["#", "line (iteration: code)", "graph", "weight.grad", "bias.grad", "Δ weight", "Δ bias"]
-    xs = [0.0, 0.03, 0.30, 0.45, 0.66, 0.80, 0.90]
+    xs = [0.0, 0.03, 0.275, 0.405, 0.585, 0.72, 0.82]
+    ends = xs[1:] + [0.92]
     rows = len(states) + 1
     height = 1.0 / (rows + 0.5)
-    size = 8 if rows <= 11 else 7
+    size = 9
     for x, name in zip(xs, columns):
         ax.text(x, 1 - height / 2, name, fontsize=size, fontweight="bold", va="center",
                 transform=ax.transAxes)
@@ -211,7 +214,7 @@ def draw_anatomy(anatomy: Anatomy, ax=None, upto: int | None = None):
         faded = i >= shown
         alpha = 0.25 if faded else 1.0
         if i == shown - 1:
-            ax.add_patch(_box(ax, -0.01, y - height / 2, 1.02, height, "#fff7e0", 1.0, edge="#e09000"))
+            ax.add_patch(_box(ax, -0.005, y - height / 2, 0.93, height, "#fff7e0", 1.0, edge="#e09000"))
         if state.graph_nodes == 0:
             graph = "no graph"
         else:
@@ -224,8 +227,7 @@ def draw_anatomy(anatomy: Anatomy, ax=None, upto: int | None = None):
                  (f"{b.moved:.3f}", MOVED if b.moved > 0 else None)]
         for k, (text, colour) in enumerate(cells):
             if colour and not faded:
-                right = xs[k + 1] if k + 1 < len(xs) else 1.0
-                ax.add_patch(_box(ax, xs[k] - 0.005, y - height * 0.42, right - xs[k] - 0.005,
+                ax.add_patch(_box(ax, xs[k] - 0.005, y - height * 0.42, ends[k] - xs[k] - 0.005,
                                   height * 0.84, colour, alpha))
             ax.text(xs[k], y, text, fontsize=size, va="center", alpha=alpha,
                     family="monospace" if k in (1, 3, 4) else None, transform=ax.transAxes)
@@ -266,4 +268,4 @@ def explore(order: str = DEFAULT_ORDER, upto: int = 10, set_to_none: bool = True
 
     return Explorer(controls, model, draw,
                     title="Training-loop anatomy: two iterations on nn.Linear(2, 1), MSE loss",
-                    figsize=(8.5, 4.2))
+                    figsize=FIGSIZE)

@@ -95,3 +95,24 @@ def test_explorer_redraws_during_a_run():
     assert len(seen) > 3, "the figure should change while the model trains, not only at the end"
     explorer.controls["hidden"].value = "x"
     assert "whole numbers" in explorer.error
+
+
+def test_live_curves_update_one_display_in_place(monkeypatch):
+    import IPython.display
+
+    shown, updates = [], []
+
+    class Handle:
+        def update(self, obj):
+            updates.append(obj)
+
+    monkeypatch.setattr(IPython.display, "display",
+                        lambda obj, display_id=None: shown.append(obj) or Handle())
+    board = lc.LiveCurves("t", steps_per_epoch=2, every=0.0)
+    for loss in (2.0, 1.5, 1.2, 1.0):
+        board.log_train(loss)
+    board.log_val(1.1, 0.5)
+    history = board.close()
+    assert len(shown) == 1, "one picture, redrawn in place"
+    assert len(updates) == 6 and all(u.data[:4] == b"\x89PNG" for u in updates)
+    assert history.train_loss == [2.0, 1.5, 1.2, 1.0] and history.val_acc == [0.5]

@@ -210,7 +210,7 @@ ALTERNATIVE = {
         "        loss.backward()\n"
         "        optimizer.step()\n"
         "        optimizer.zero_grad(set_to_none=False)\n"
-        "        losses.append(float(loss))\n"
+        "        losses.append(loss.detach().item())\n"
         "    return losses\n"
     ),
     P + "evaluate": (
