@@ -164,6 +164,12 @@ def _rgb(colour: str) -> np.ndarray:
     return np.array([int(colour[i:i + 2], 16) / 255 for i in (0, 2, 4)])
 
 
+_CLASS_RGB = np.array([_rgb(c) for c in CLASS_COLOURS])
+_RANK_RGB = np.array([_rgb(c) for c in RANK_COLOURS])
+_BATCH_RGB = np.array([_rgb(c) for c in BATCH_COLOURS])
+_GREY_RGB = _rgb(GREY)
+
+
 def _shown_rows(steps: int) -> list[int | None]:
     """Row numbers to draw; None marks the gap in an epoch too long to draw whole."""
     if steps <= ROW_LIMIT:
@@ -193,44 +199,46 @@ def draw_plan(result: Plan, ax=None):
         strip = 2
     height = len(lines) + strip
     image = np.ones((height, width, 3))
-    texts = []
+    cells = []      # (row, indices): the blocks that carry an index, row by row
+    padded = []     # (row, column) of the distributed sampler's padding
     if p.shares is not None:
-        flat = [(p.shares[r][k], r, k * p.world_size + r >= p.n)
-                for k in range(len(p.shares[0])) for r in range(p.world_size)]
-        for j, (index, r, padded) in enumerate(flat[:width]):
-            image[0, j] = _rgb(RANK_COLOURS[r % len(RANK_COLOURS)])
-            texts.append((0, j, index, padded))
+        flat = [(p.shares[r][k], r) for k in range(len(p.shares[0])) for r in range(p.world_size)]
+        flat = flat[:width]
+        image[0, :len(flat)] = _RANK_RGB[[r % len(RANK_COLOURS) for _, r in flat]]
+        cells.append((0, [index for index, _ in flat]))
+        padded = [(0, j) for j in range(p.n, len(flat))]   # positions past N are repeats
+    labels = np.asarray(p.labels) if p.labels is not None else None
     for y, (kind, r) in enumerate(lines, start=strip):
         if kind == "dropped":
-            for j, index in enumerate(p.dropped):
-                image[y, j] = _rgb(GREY)
-                texts.append((y, j, index, False))
+            image[y, :len(p.dropped)] = _GREY_RGB
+            cells.append((y, p.dropped))
             continue
         if r is None:
             continue
-        for j, index in enumerate(p.batches[r]):
-            if p.labels is not None:
-                colour = CLASS_COLOURS[p.labels[index]]
-            elif p.shares is not None:   # the rank's own colour, as in the strip
-                colour = RANK_COLOURS[p.rank % len(RANK_COLOURS)]
-            else:
-                colour = BATCH_COLOURS[r % len(BATCH_COLOURS)]
-            image[y, j] = _rgb(colour)
-            texts.append((y, j, index, False))
+        batch = p.batches[r]
+        if labels is not None:
+            image[y, :len(batch)] = _CLASS_RGB[labels[batch]]
+        elif p.shares is not None:   # the rank's own colour, as in the strip
+            image[y, :len(batch)] = _RANK_RGB[p.rank % len(RANK_COLOURS)]
+        else:
+            image[y, :len(batch)] = _BATCH_RGB[r % len(BATCH_COLOURS)]
+        cells.append((y, batch))
     ax.imshow(image, aspect="auto", interpolation="nearest",
               extent=(-0.5, width - 0.5, height - 0.5, -0.5))
-    small = len(texts) <= TEXT_LIMIT and width <= 32
-    if small:
+    blocks = sum(len(indices) for _, indices in cells)
+    if blocks <= TEXT_LIMIT and width <= 32:
         size = 8 if width <= 16 else 6
         dropped_row = strip + len(lines) - 1 if p.dropped else None
-        for y, j, index, padded in texts:
-            dark = padded or y == dropped_row
-            ax.text(j, y, str(index), ha="center", va="center", fontsize=size,
-                    color="black" if dark else "white", fontweight="bold" if padded else None)
-    for y, j, _, padded in texts:
-        if padded:
-            ax.add_patch(Rectangle((j - 0.5, y - 0.5), 1, 1, fill=False, hatch="///",
-                                   edgecolor="black", linewidth=0))
+        hatched = set(padded)
+        for y, indices in cells:
+            for j, index in enumerate(indices):
+                dark = (y, j) in hatched or y == dropped_row
+                ax.text(j, y, str(index), ha="center", va="center", fontsize=size,
+                        color="black" if dark else "white",
+                        fontweight="bold" if (y, j) in hatched else None)
+    for y, j in padded:
+        ax.add_patch(Rectangle((j - 0.5, y - 0.5), 1, 1, fill=False, hatch="///",
+                               edgecolor="black", linewidth=0))
     if p.batches:
         last_y = strip + rows.index(p.steps - 1)
         ax.add_patch(Rectangle((-0.5, last_y - 0.5), p.last_size, 1, fill=False,
@@ -242,9 +250,9 @@ def draw_plan(result: Plan, ax=None):
         labels.append("dropped" if kind == "dropped" else "⋮" if r is None else f"batch {r}")
     if strip:
         labels = [f"ranks ({p.world_size})", ""] + labels
-    step = max(1, len(labels) // 20)
+    step = max(1, len(labels) // 10)
     ticks = [k for k in range(len(labels))
-             if labels[k] and (k % step == 0 or labels[k] in ("dropped", "⋮"))]
+             if labels[k] and (k % step == 0 or labels[k] in ("dropped", "⋮", f"batch {p.steps - 1}"))]
     ax.set_yticks(ticks, [labels[k] for k in ticks], fontsize=7)
     ax.set_xticks([])
     for side in ("top", "right", "bottom"):
