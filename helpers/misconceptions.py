@@ -169,6 +169,9 @@ CATALOGUE.update({
     "loop.step-waits-for-backward": Misconception(
         "optimizer.step() uses the gradient of the current batch wherever it is placed",
         (_T + "quiz-step-first",)),
+    "lr.smaller-is-better": Misconception(
+        "a smaller learning rate always reaches a lower loss in the same number of steps",
+        (_T + "quiz-learning-rate",)),
     "loss.ce-takes-probabilities": Misconception(
         "CrossEntropyLoss expects probabilities (a softmax output) rather than raw logits",
         (_T + "quiz-double-softmax",)),

@@ -113,8 +113,8 @@ checks.expect_close(answer_sgd_theta, _theta.item(), "answer_sgd_theta",
 # %% [markdown]
 # ### Momentum, Adam and AdamW
 #
-# Other optimizers change only step 5. **Momentum** keeps a running sum of past gradients
-# and steps along it. **Adam** divides each gradient by a running estimate of its size,
+# Other optimizers change only step 5. **Momentum** keeps a decaying sum of past
+# gradients (buffer ← 0.9·buffer + grad) and steps along it. **Adam** divides each gradient by a running estimate of its size,
 # so its steps have roughly the size of the learning rate whatever the gradient's scale.
 # **AdamW** is Adam plus weight decay applied to the weights directly (θ shrinks by
 # lr·wd·θ each step), not mixed into the gradient. One step from θ = 2.0 with lr 0.2:
@@ -223,6 +223,9 @@ checks.expect_equal(answer_step_first_frozen,
 
 # %%
 X_train, y_train, X_val, y_val, X_test, y_test = helpers.loss_curves.digits(seed=0)
+print("digits in all:", len(X_train) + len(X_val) + len(X_test),
+      "| raw values are whole numbers up to", (X_train * 16).max().item(),
+      ":", torch.equal(X_train * 16, (X_train * 16).round()))
 print("train", tuple(X_train.shape), X_train.dtype, "| labels", tuple(y_train.shape), y_train.dtype)
 print("validation", tuple(X_val.shape), "| test", tuple(X_test.shape))
 print("classes:", sorted(set(y_train.tolist())), "| pixel range:", X_train.min().item(), "to", X_train.max().item())
@@ -312,6 +315,11 @@ print("eval mode, equal outputs:", torch.equal(net(X_val[:1]), net(X_val[:1])),
       "| graph recorded:", net(X_val[:1]).grad_fn is not None)
 with torch.no_grad():
     print("eval + no_grad, graph recorded:", net(X_val[:1]).grad_fn is not None)
+    logits = net(X_val)
+# accuracy: the share of rows whose largest logit sits at the true class
+predicted = logits.argmax(dim=1)
+print("predicted", predicted[:8].tolist(), "true", y_val[:8].tolist(),
+      f"| accuracy of this untrained net: {(predicted == y_val).float().mean().item():.1%}")
 
 # %% [markdown]
 # `.item()` turns a one-element tensor into a Python number. Keep **numbers** in your
@@ -347,6 +355,14 @@ for _ in range(20):
 print("a running total of 20 loss tensors reaches", helpers.loop_anatomy.count_nodes(running),
       "autograd nodes; the total of their .item() values is a", type(running_item).__name__)
 del val_losses_kept, running
+
+# %% [markdown]
+# A pass over the data (an **epoch**) in mini-batches takes the rows in slices of
+# `batch_size`; the last slice is whatever is left:
+
+# %%
+rows, batch = 10, 4
+print([len(torch.arange(rows)[start:start + batch]) for start in range(0, rows, batch)])
 
 # %% [markdown]
 # ### Exercise 1: write the training loop (3 points)
@@ -588,6 +604,31 @@ print("history.val_loss:", [round(v, 3) for v in history.val_loss])
 helpers.loss_curves.explore()
 
 # %% [markdown]
+# **Quick quiz.** In the instrument with SGD, hidden `64` and 10 epochs: does lr = 1.0
+# end with a lower validation loss than lr = 0.1? Put `True` or `False` in
+# `answer_larger_lr_lower_loss`.
+
+# %% solution 04_training_loop-quiz-learning-rate
+### BEGIN SOLUTION
+answer_larger_lr_lower_loss = True
+### END SOLUTION
+
+# %% test 04_training_loop-quiz-learning-rate-test points=1
+checks.expect_type(answer_larger_lr_lower_loss, bool, "answer_larger_lr_lower_loss")
+checks.reject(answer_larger_lr_lower_loss, {
+    False: "[mc:lr.smaller-is-better] A small rate is safe but slow: after 10 epochs SGD "
+           "at lr 0.1 is still far above the loss lr 1.0 reaches. Too large a rate diverges "
+           "(task 3), but 1.0 is not too large for this model.",
+}, "answer_larger_lr_lower_loss")
+### BEGIN HIDDEN TESTS
+_slow = helpers.loss_curves.run("SGD", 0.1, "64", 10).val_loss[-1]
+_fast = helpers.loss_curves.run("SGD", 1.0, "64", 10).val_loss[-1]
+checks.expect_equal(answer_larger_lr_lower_loss, _fast < _slow, "answer_larger_lr_lower_loss",
+                    wrong={False: "[mc:lr.smaller-is-better] Compare the two runs' last "
+                                  "validation losses."})
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ## 7. Early stopping
 #
 # The validation loss usually falls, flattens, and then rises again as the model starts
@@ -777,7 +818,8 @@ checks.expect_close(_m.weight.detach(), _start["weight"] - 0.1 * _scale * _twin.
 # **optimizer's** `state_dict` (Adam's running averages, momentum buffers, the step
 # count), and where you are (the epoch). Save it with `torch.save` and read it back with
 # `torch.load(..., weights_only=True)`, which refuses to run code hidden in a file
-# (a full pickle can). Resuming then gives exactly the losses an uninterrupted run gives:
+# (it only unpickles tensors, numbers and containers, never an arbitrary object whose
+# loading could run code). Resuming then gives exactly the losses an uninterrupted run gives:
 
 # %%
 def fresh():
@@ -1036,8 +1078,8 @@ checks.expect_close(_ret, _ce(_twin(_X), _y).item(), "the returned loss", rtol=1
 #
 # Inside `torch.autocast(device_type, dtype)`, operations that tolerate low precision
 # (matrix multiplications, `Linear`) run in that dtype, and precision-sensitive ones
-# stay in float32. On a CPU the low-precision type is bfloat16: it keeps float32's range
-# (so no loss scaling is needed) with fewer mantissa bits. The older
+# stay in float32. On a CPU autocast's default low-precision type is bfloat16: it keeps
+# float32's range (so no loss scaling is needed) with fewer mantissa bits. The older
 # `torch.cuda.amp.autocast()` is deprecated; write `torch.autocast("cuda")` on a GPU.
 
 # %%
@@ -1054,7 +1096,18 @@ print(f"test accuracy bfloat16 {(low.argmax(1) == y_test).float().mean().item():
 
 # %% [markdown]
 # In training, only the forward pass and the loss go inside `autocast`; `backward` and
-# `step` stay outside, and the parameters stay float32.
+# `step` stay outside, and the parameters and their gradients stay float32:
+
+# %%
+model.train()
+optimizer.zero_grad()
+with torch.autocast("cpu", dtype=torch.bfloat16):
+    amp_loss = loss_fn(model(X_train[:64]), y_train[:64])
+amp_loss.backward()
+optimizer.step()
+print("loss", amp_loss.dtype, "| weight", model[0].weight.dtype, "| grad", model[0].weight.grad.dtype)
+
+# %% [markdown]
 #
 # ## 11. Exercise 7: the bug hunt (5 points)
 #
@@ -1253,7 +1306,7 @@ with torch.no_grad():
 # - One iteration: `zero_grad` → forward → loss → `backward` → `step`. Gradients add up
 #   unless cleared; `step` uses whatever `.grad` holds when it runs.
 # - SGD moves θ by −η·∇ (2.0 − 0.2 × 3.0 = 1.4); momentum, Adam and AdamW change only
-#   that update.
+#   that update, and each needs its own learning rate.
 # - `CrossEntropyLoss` takes raw logits and int64 class indices; `MSELoss` suits
 #   regression.
 # - Measure with `eval()` and `no_grad()`; log `.item()`.

@@ -140,6 +140,8 @@ WRONG = {
                                "loop.grad-overwritten")],
     P + "quiz-step-first": [("answer_step_first_frozen = False", "whatever .grad holds",
                              "loop.step-waits-for-backward")],
+    P + "quiz-learning-rate": [("answer_larger_lr_lower_loss = False", "safe but slow",
+                                "lr.smaller-is-better")],
     P + "quiz-double-softmax": [("answer_double_softmax_loss = 0.0", "does not take probabilities",
                                  "loss.ce-takes-probabilities")],
     P + "train-epoch": [
@@ -202,6 +204,7 @@ ALTERNATIVE = {
     P + "quiz-no-zero-grad": "answer_no_zero_grad_w = 1.0 - 0.1 * (2 + 4 + 6)",
     P + "quiz-step-first": "answer_step_first_frozen = 0.1 * 0 == 0",
     P + "quiz-double-softmax": "answer_double_softmax_loss = math.log(1 + math.exp(-1))",
+    P + "quiz-learning-rate": "answer_larger_lr_lower_loss = 1.0 > 0.1",
     P + "train-epoch": (
         "def train_epoch(model, loss_fn, optimizer, X, y, batch_size):\n"
         "    losses = []\n"
