@@ -16,6 +16,7 @@ import gc
 import os
 import sys
 import time
+import traceback
 from dataclasses import dataclass
 
 import numpy as np
@@ -187,6 +188,9 @@ def workers_explained():
     except Exception as error:
         if not _worker_trouble(error):
             raise
+        # The half-built loader iterator lives on in the traceback's frames; clearing them
+        # lets its __del__ run now, while its complaint is still silenced.
+        traceback.clear_frames(error.__traceback__)
         first = str(error).strip().splitlines()[0] if str(error).strip() else ""
         run.ok, run.reason = False, f"{type(error).__name__}: {first}"
         print(f"Worker processes could not run here ({run.reason[:160]}).\n"

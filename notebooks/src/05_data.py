@@ -506,7 +506,7 @@ if not (_y.tolist() == [c for _, c in _examples]):
 #
 # | argument | buys | costs |
 # |---|---|---|
-# | `num_workers=k` | k batches prepared in parallel with training | k processes to start every epoch; each batch is pickled through shared memory |
+# | `num_workers=k` | k batches prepared in parallel with training | k processes to start every epoch; each batch travels back through a queue (its tensors through shared memory) |
 # | `persistent_workers=True` | workers kept alive between epochs (no restart) | their memory stays in use; the dataset object in them is not refreshed |
 # | `prefetch_factor=p` | each worker keeps p batches ready (default 2) | p · k batches held in memory |
 # | `pin_memory=True` | faster, asynchronous copies to a CUDA GPU (`.to("cuda", non_blocking=True)`) | page-locked host memory; no use without a GPU |
@@ -534,7 +534,8 @@ print(pickle.dumps(Squares))
 
 # %% [markdown]
 # **Seeding.** Each worker seeds torch's, Python's and NumPy's *global* random generators
-# with its own seed (the loader's base seed plus the worker id). A generator that your
+# with seeds of its own, made from the loader's base seed and the worker id (torch's is
+# their sum, `get_worker_info().seed`). A generator that your
 # dataset *owns*, made in `__init__`, is a different matter: every worker receives a copy
 # of that object, in the state it was in when it was copied. `helpers.datasets.NoisyItems`
 # returns `[index, noise]` with the noise drawn from `np.random.default_rng(0)` made in its
