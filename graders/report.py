@@ -122,7 +122,8 @@ def render_html(results: AssignmentResults) -> str:
                       "total score histogram"))
     if results.exercises:
         parts.append(_img(draw.exercise_histograms(
-            [(e.name, [s.scores[e.name] for s in results.students], e.max_score) for e in results.exercises]),
+            [(e.name.removeprefix(f"{results.assignment}-"), [s.scores[e.name] for s in results.students],
+              e.max_score) for e in results.exercises]),
             "score histogram per exercise"))
 
     parts.append("<h2>Most common misconceptions</h2>")
