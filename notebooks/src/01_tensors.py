@@ -59,8 +59,9 @@ print(torch.zeros_like(a), torch.full_like(a, 7).dtype)
 # PyTorch's default floating dtype is float32, while NumPy's is float64: converting a NumPy
 # array keeps float64. Mixed with float32 tensors, an elementwise operation silently
 # promotes the result to float64 (twice the memory, slower), while a matrix product refuses
-# the mix (section 9). Integers default to int64. Indexing and `gather` accept int64 or
-# int32 indices, but `cross_entropy` wants its class targets as int64 (it rejects int32).
+# the mix (section 9). Integers default to int64. Indexing accepts int64 or int32 index
+# tensors (so does `gather`, section 7), but `cross_entropy` wants its class targets as
+# int64 (it rejects int32).
 
 # %%
 from_np = torch.from_numpy(np.array([1.0, 2.0]))
@@ -68,7 +69,8 @@ print(torch.tensor([1.0, 2.0]).dtype, np.array([1.0, 2.0]).dtype, from_np.dtype,
       " float64 * float32 ->", (from_np * torch.ones(2)).dtype)
 print(torch.tensor([1, 2]).dtype)
 scores_demo = torch.tensor([[0.1, 0.7], [0.3, 0.2]])
-print("int32 indices work:", scores_demo[torch.arange(2, dtype=torch.int32), torch.tensor([1, 0], dtype=torch.int32)])
+rows32, cols32 = torch.arange(2, dtype=torch.int32), torch.tensor([1, 0], dtype=torch.int32)
+print("int32 indices work:", scores_demo[rows32, cols32])
 with checks.expect_error(RuntimeError):
     torch.nn.functional.cross_entropy(scores_demo, torch.tensor([1, 0], dtype=torch.int32))
 
@@ -361,7 +363,8 @@ print(tiled, tiled.stride(), tiled.untyped_storage().nbytes(), "bytes of storage
 # **Adding and removing size-1 axes.** Broadcasting (next section) often needs an axis of
 # size 1 put in on purpose. `unsqueeze(d)` inserts one at position `d`, indexing with
 # `None` does the same, `squeeze(d)` removes one, and `view(-1)` / `reshape(-1)` flatten
-# (a `-1` means "whatever size makes the count of elements match"). All of these are views.
+# (a `-1` means "whatever size makes the count of elements match"). On a contiguous
+# tensor all of these are views.
 
 # %%
 col = torch.arange(3.0)
@@ -946,6 +949,7 @@ labels = torch.tensor([1, 0])
 print(scores[torch.arange(2), labels])                    # row i, column labels[i]
 print(labels.unsqueeze(1).shape, scores.gather(1, labels.unsqueeze(1)))   # out[i][0] = scores[i][labels[i]]
 print(scores.gather(1, labels.unsqueeze(1)).squeeze(1))   # the same as the pairing above
+print(scores.gather(1, labels.int().unsqueeze(1)).squeeze(1))   # int32 indices work too
 print(scores[:, labels])                                  # NOT the same: every row, both columns
 print(scores.max(dim=1))                                  # the largest entry per row, and where it is
 

@@ -173,6 +173,111 @@ print(f"autograd:           dL/da = {a.grad.item():.6f}, dL/db = {b.grad.item():
 print("largest gap:", max(abs(fd_a - a.grad.item()), abs(fd_b - b.grad.item())))
 
 # %% [markdown]
+# The visualizer draws the same graph from `grad_fn`: forward values on the nodes,
+# adjoints in red on the edges, and the fan-out of `a` summed. With b moving, the
+# adjoints move too: the general formula is a.grad = 2d·(b + 1) with d = ab + a. Some texts
+# say a.grad "follows 16b + 16"; that holds where 2d(b + 1) = 16b + 16, which at a = 2 is
+# only at b = 3 and at b = −1. Tasks:
+#
+# 1. Move b until a.grad reads 0: notice which other node's value is 0 there.
+# 2. Set b = 0: notice that the edge from c = a·b to a carries 0, yet a.grad is not 0.
+# 3. Set a = 0 and b = 3: notice b.grad. Why is it 0?
+
+# %%
+helpers.autograd_graph.explore()
+
+# %% [markdown]
+# **Quick quiz.** In the seed graph with a = 2, at which value of b is a.grad = 0?
+# Put the number in `answer_seed_grad`.
+
+# %% solution 02_autograd-quiz-seed
+### BEGIN SOLUTION
+answer_seed_grad = -1.0
+### END SOLUTION
+
+# %% test 02_autograd-quiz-seed-test points=1
+with checks.because("[mc:autograd.quiz-type] The answer is a number."):
+    checks.expect_type(answer_seed_grad, (int, float), "answer_seed_grad")
+checks.reject_close(answer_seed_grad, {
+    0.0: "[mc:autograd.one-path] b = 0 silences only the path through c = a·b: the direct "
+         "path d = c + a still carries 2d = 4 to a.",
+    3.0: "[mc:autograd.frozen-formula] At b = 3, a.grad is 64: the adjoint 2d moves with b.",
+    -2.0: "[mc:autograd.adjoint-add] a.grad = 2d·(b + 1): at b = -2 both factors are "
+          "nonzero (d = -2, b + 1 = -1), and they multiply.",
+}, "answer_seed_grad")
+### BEGIN HIDDEN TESTS
+_a = torch.tensor(2.0, requires_grad=True)
+((_a * float(answer_seed_grad) + _a) ** 2).backward()
+checks.expect_true(abs(_a.grad.item()) < 1e-6,
+                   f"At b = {answer_seed_grad}, a.grad is {_a.grad.item():g}. "
+                   "[mc:autograd.chain-rule] a.grad = 2d·(b + 1) with d = 2b + 2: find where it is 0.")
+### END HIDDEN TESTS
+
+# %%
+for b_value in (3.0, -1.0, 1.0, -2.0):
+    g = helpers.autograd_graph.seed_graph(2.0, b_value)
+    d_value = 2.0 * b_value + 2.0
+    print(f"b = {b_value:+}: a.grad = {g.leaf('a').grad.item():g}, "
+          f"2d(b+1) = {2 * d_value * (b_value + 1):g}, 16b+16 = {16 * b_value + 16:g}")
+
+# %% [markdown]
+# ### Exercise 1: predict a gradient through fan-out (2 points)
+#
+# *Misconception targeted: following only one path from a variable to the output.*
+#
+# With x = 2 and y = −1, let q = x·y + x², and out = q·x. Compute d out / dx **by hand**
+# (no autograd) and store it as a number in `fanout_grad`. The cell below counts the edges
+# along which x reaches `out` in the recorded graph.
+
+# %%
+def fanout(x, y):
+    q = x * y + x ** 2
+    return q * x
+
+
+fan_graph = helpers.autograd_graph.trace(fanout, x=2.0, y=-1.0)
+print("edges leaving x:", len(fan_graph.into(fan_graph.leaf("x").id)),
+      "into", [fan_graph.nodes[e.dst].label for e in fan_graph.into(fan_graph.leaf("x").id)])
+
+# %% solution 02_autograd-fanout
+### BEGIN SOLUTION
+x_val, y_val = 2.0, -1.0
+q_val = x_val * y_val + x_val ** 2
+fanout_grad = q_val + x_val * (y_val + 2 * x_val)
+### END SOLUTION
+
+# %% test 02_autograd-fanout-test points=2
+with checks.because("[mc:autograd.quiz-type] The answer is a number."):
+    checks.expect_type(fanout_grad, (int, float, torch.Tensor), "fanout_grad")
+checks.reject_close(fanout_grad, {
+    6.0: "[mc:autograd.one-path] That is only the path through q: x also multiplies q directly "
+         "(out = q·x), and the adjoints of all paths add up.",
+    2.0: "[mc:autograd.one-path] That is only the direct path (out = q·x gives q): x also "
+         "reaches out through q.",
+    10.0: "[mc:autograd.fanout-inside-q] Inside q, x appears twice (x·y and x²): both terms "
+          "contribute to dq/dx = y + 2x.",
+    0.0: "[mc:autograd.fanout-inside-q] Inside q, x appears twice (x·y and x²): both terms "
+         "contribute to dq/dx = y + 2x.",
+    12.0: "[mc:autograd.product-rule] d(q·x)/dx = q + x·dq/dx: the two parts ADD (product "
+          "rule); they do not multiply.",
+}, "fanout_grad")
+### BEGIN HIDDEN TESTS
+_x = torch.tensor(2.0, requires_grad=True)
+_q = _x * -1.0 + _x ** 2
+(_q * _x).backward()
+checks.expect_close(fanout_grad, _x.grad.item(), "fanout_grad",
+                    hint="[mc:autograd.one-path] Sum the adjoints of all three edges from x: "
+                         "d out/dx = q + x·(y + 2x).")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The same function in the visualizer, to check your answer afterwards (its seven nodes:
+# two leaves, four operations and the output).
+
+# %%
+helpers.autograd_graph.explore(fanout, x=(-3, 3, 0.1, 2.0), y=(-3, 3, 0.1, -1.0))
+
+# %% [markdown]
 # **Calling the nodes yourself.** A `grad_fn` node is callable: given the adjoint of its
 # output it returns the adjoints of its inputs, one per entry of `next_functions` (a
 # single tensor when the node has one input, a tuple otherwise). That is all `backward`
@@ -190,7 +295,7 @@ print(pow_node.name(), g_d.item(), "|", add_node.name(), g_c.item(), g_a_direct.
       [(n.name(), k) for n, k in add_node.next_functions])
 
 # %% [markdown]
-# ### Exercise 1: walk grad_fn by hand (2 points)
+# ### Exercise 2: walk grad_fn by hand (2 points)
 #
 # *Misconception targeted: a value used twice gets the sum of its paths' adjoints, not
 # the last one to arrive.*
@@ -272,111 +377,6 @@ for _name, _g, _r in zip(("x", "y"), _mine, torch.autograd.grad(_out, [_x, _y]))
     checks.expect_true(_g is not None, f"{_name} got no gradient. {_hint}")
     checks.expect_close(float(_g.detach() if isinstance(_g, torch.Tensor) else _g), _r.item(), f"{_name}'s gradient of sin(x·y)·x + y²", hint=_hint)
 ### END HIDDEN TESTS
-
-# %% [markdown]
-# The visualizer draws the same graph from `grad_fn`: forward values on the nodes,
-# adjoints in red on the edges, and the fan-out of `a` summed. With b moving, the
-# adjoints move too: the general formula is a.grad = 2d·(b + 1) with d = ab + a. Some texts
-# say a.grad "follows 16b + 16"; that holds where 2d(b + 1) = 16b + 16, which at a = 2 is
-# only at b = 3 and at b = −1. Tasks:
-#
-# 1. Move b until a.grad reads 0: notice which other node's value is 0 there.
-# 2. Set b = 0: notice that the edge from c = a·b to a carries 0, yet a.grad is not 0.
-# 3. Set a = 0 and b = 3: notice b.grad. Why is it 0?
-
-# %%
-helpers.autograd_graph.explore()
-
-# %% [markdown]
-# **Quick quiz.** In the seed graph with a = 2, at which value of b is a.grad = 0?
-# Put the number in `answer_seed_grad`.
-
-# %% solution 02_autograd-quiz-seed
-### BEGIN SOLUTION
-answer_seed_grad = -1.0
-### END SOLUTION
-
-# %% test 02_autograd-quiz-seed-test points=1
-with checks.because("[mc:autograd.quiz-type] The answer is a number."):
-    checks.expect_type(answer_seed_grad, (int, float), "answer_seed_grad")
-checks.reject_close(answer_seed_grad, {
-    0.0: "[mc:autograd.one-path] b = 0 silences only the path through c = a·b: the direct "
-         "path d = c + a still carries 2d = 4 to a.",
-    3.0: "[mc:autograd.frozen-formula] At b = 3, a.grad is 64: the adjoint 2d moves with b.",
-    -2.0: "[mc:autograd.adjoint-add] a.grad = 2d·(b + 1): at b = -2 both factors are "
-          "nonzero (d = -2, b + 1 = -1), and they multiply.",
-}, "answer_seed_grad")
-### BEGIN HIDDEN TESTS
-_a = torch.tensor(2.0, requires_grad=True)
-((_a * float(answer_seed_grad) + _a) ** 2).backward()
-checks.expect_true(abs(_a.grad.item()) < 1e-6,
-                   f"At b = {answer_seed_grad}, a.grad is {_a.grad.item():g}. "
-                   "[mc:autograd.chain-rule] a.grad = 2d·(b + 1) with d = 2b + 2: find where it is 0.")
-### END HIDDEN TESTS
-
-# %%
-for b_value in (3.0, -1.0, 1.0, -2.0):
-    g = helpers.autograd_graph.seed_graph(2.0, b_value)
-    d_value = 2.0 * b_value + 2.0
-    print(f"b = {b_value:+}: a.grad = {g.leaf('a').grad.item():g}, "
-          f"2d(b+1) = {2 * d_value * (b_value + 1):g}, 16b+16 = {16 * b_value + 16:g}")
-
-# %% [markdown]
-# ### Exercise 2: predict a gradient through fan-out (2 points)
-#
-# *Misconception targeted: following only one path from a variable to the output.*
-#
-# With x = 2 and y = −1, let q = x·y + x², and out = q·x. Compute d out / dx **by hand**
-# (no autograd) and store it as a number in `fanout_grad`. The cell below counts the edges
-# along which x reaches `out` in the recorded graph.
-
-# %%
-def fanout(x, y):
-    q = x * y + x ** 2
-    return q * x
-
-
-fan_graph = helpers.autograd_graph.trace(fanout, x=2.0, y=-1.0)
-print("edges leaving x:", len(fan_graph.into(fan_graph.leaf("x").id)),
-      "into", [fan_graph.nodes[e.dst].label for e in fan_graph.into(fan_graph.leaf("x").id)])
-
-# %% solution 02_autograd-fanout
-### BEGIN SOLUTION
-x_val, y_val = 2.0, -1.0
-q_val = x_val * y_val + x_val ** 2
-fanout_grad = q_val + x_val * (y_val + 2 * x_val)
-### END SOLUTION
-
-# %% test 02_autograd-fanout-test points=2
-with checks.because("[mc:autograd.quiz-type] The answer is a number."):
-    checks.expect_type(fanout_grad, (int, float, torch.Tensor), "fanout_grad")
-checks.reject_close(fanout_grad, {
-    6.0: "[mc:autograd.one-path] That is only the path through q: x also multiplies q directly "
-         "(out = q·x), and the adjoints of all paths add up.",
-    2.0: "[mc:autograd.one-path] That is only the direct path (out = q·x gives q): x also "
-         "reaches out through q.",
-    10.0: "[mc:autograd.fanout-inside-q] Inside q, x appears twice (x·y and x²): both terms "
-          "contribute to dq/dx = y + 2x.",
-    0.0: "[mc:autograd.fanout-inside-q] Inside q, x appears twice (x·y and x²): both terms "
-         "contribute to dq/dx = y + 2x.",
-    12.0: "[mc:autograd.product-rule] d(q·x)/dx = q + x·dq/dx: the two parts ADD (product "
-          "rule); they do not multiply.",
-}, "fanout_grad")
-### BEGIN HIDDEN TESTS
-_x = torch.tensor(2.0, requires_grad=True)
-_q = _x * -1.0 + _x ** 2
-(_q * _x).backward()
-checks.expect_close(fanout_grad, _x.grad.item(), "fanout_grad",
-                    hint="[mc:autograd.one-path] Sum the adjoints of all three edges from x: "
-                         "d out/dx = q + x·(y + 2x).")
-### END HIDDEN TESTS
-
-# %% [markdown]
-# The same function in the visualizer, to check your answer afterwards (its seven nodes:
-# two leaves, four operations and the output).
-
-# %%
-helpers.autograd_graph.explore(fanout, x=(-3, 3, 0.1, 2.0), y=(-3, 3, 0.1, -1.0))
 
 # %% [markdown]
 # ## 4. Vector-Jacobian products
