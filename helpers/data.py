@@ -86,9 +86,18 @@ class Plan:
         return text
 
 
-def _check(n, batch_size, sampler, world_size, rank, shuffle):
+MAX_N = 20_000            # the explorer draws every index; beyond this it says so
+MAX_WORLD = 64
+
+
+def _check(n, batch_size, sampler, world_size, rank, shuffle, seed):
     if not isinstance(n, int) or n < 1:
         raise ValueError(f"N = {n}: a dataset to load needs at least one item.")
+    if n > MAX_N:
+        raise ValueError(f"N = {n}: the explorer draws at most {MAX_N:,} items; the rules "
+                         "are the same for larger N.")
+    if not isinstance(seed, int) or not 0 <= seed < 2**32:
+        raise ValueError(f"seed = {seed}: use a whole number from 0 to {2**32 - 1}.")
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size = {batch_size}: DataLoader needs a positive batch size.")
     if sampler not in SAMPLERS:
@@ -99,6 +108,8 @@ def _check(n, batch_size, sampler, world_size, rank, shuffle):
     if sampler == "distributed":
         if not isinstance(world_size, int) or world_size < 1:
             raise ValueError(f"world size {world_size}: there must be at least one rank.")
+        if world_size > MAX_WORLD:
+            raise ValueError(f"world size {world_size}: the explorer draws up to {MAX_WORLD} ranks.")
         if not isinstance(rank, int) or not 0 <= rank < world_size:
             raise ValueError(f"rank {rank} does not exist in a world of {world_size} "
                              f"(ranks are 0 to {world_size - 1}).")
@@ -121,7 +132,7 @@ def plan(n: int = 10, batch_size: int = 4, shuffle: bool = False, seed: int = 0,
          drop_last: bool = False, sampler: str = "default", world_size: int = 2,
          rank: int = 0) -> Plan:
     """The batches of one epoch (the first: the generators are fresh) of the loader above."""
-    _check(n, batch_size, sampler, world_size, rank, shuffle)
+    _check(n, batch_size, sampler, world_size, rank, shuffle, seed)
     labels, shares, padding = None, None, 0
     if sampler == "default":
         g = torch.Generator().manual_seed(seed)
@@ -188,7 +199,8 @@ def draw_plan(result: Plan, ax=None):
         from matplotlib.figure import Figure
         ax = Figure(figsize=(7.5, 3.6)).add_subplot()
     p = result
-    width = p.batch_size
+    # as wide as the widest row: a batch size far above N draws no empty columns
+    width = max(len(row) for row in p.batches + [p.dropped])
     rows = _shown_rows(p.steps)
     lines = [("batch", r) for r in rows]
     if p.dropped:
@@ -198,7 +210,7 @@ def draw_plan(result: Plan, ax=None):
         width = max(width, min(len(sum(p.shares, [])), 64))
         strip = 2
     height = len(lines) + strip
-    image = np.ones((height, width, 3))
+    image = np.ones((height, width, 3), dtype=np.float32)
     cells = []      # (row, indices): the blocks that carry an index, row by row
     padded = []     # (row, column) of the distributed sampler's padding
     if p.shares is not None:

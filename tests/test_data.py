@@ -81,6 +81,10 @@ def test_the_curriculum_numbers():
     ({"sampler": "weighted", "shuffle": True}, "untick shuffle"),
     ({"sampler": "distributed", "world_size": 2, "rank": 2}, "ranks are 0 to 1"),
     ({"sampler": "distributed", "world_size": 0}, "at least one rank"),
+    ({"sampler": "distributed", "world_size": 65}, "up to 64 ranks"),
+    ({"n": 20_001}, "at most 20,000 items"),
+    ({"seed": -1}, "whole number from 0"),
+    ({"seed": 2**40}, "whole number from 0"),
 ])
 def test_impossible_settings_say_why(kwargs, words):
     with pytest.raises(ValueError, match=words):
@@ -100,6 +104,13 @@ def test_explorer_draws_and_explains_inside_the_widget():
     assert "untick shuffle" in explorer.error and "⚠" in explorer.message.value
     explorer.controls["shuffle"].value = False
     assert explorer.error is None and explorer.message.value == ""
+
+
+def test_a_batch_size_far_above_n_draws_one_short_batch():
+    p = data.plan(10, 10**9)
+    assert (p.steps, p.last_size) == (1, 10)
+    fig = data.draw_plan(p)
+    assert fig.axes[0].images[0].get_array().shape[:2] == (1, 10)
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"n": 10_000, "batch_size": 128},
