@@ -21,6 +21,9 @@ INSTRUMENTS = [
     ("stride explorer", "helpers.strides", {}),
     ("broadcasting explorer", "helpers.broadcasting", {}),
     ("autograd graph (seed)", "helpers.autograd_graph", {}),
+    ("module inspector", "helpers.modules", {}),
+    ("activation explorer (6)", "helpers.activations", {}),
+    ("activation explorer (12)", "helpers.activations", {"depth": 12}),
     # measures while it updates: eager only here, so the row is the instrument's own cost
     ("speedup explorer (eager)", "helpers.bench", {"size": 2**14, "compile": False}),
     ("loop anatomy", "helpers.loop_anatomy", {}),

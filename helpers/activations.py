@@ -71,7 +71,8 @@ def deep_mlp(depth: int = 6, activation: str = "ReLU", init_scale: float = 1.0,
 
 def _stats(name: str, out: torch.Tensor, lo: float, hi: float) -> LayerStats:
     flat = out.detach().reshape(len(out), -1).to(torch.float64)
-    counts = torch.histc(flat, bins=BINS, min=lo, max=hi)
+    # values beyond the drawn range land in the edge bins, so every value is counted
+    counts = torch.histc(flat.clamp(lo, hi), bins=BINS, min=lo, max=hi)
     return LayerStats(name, flat.mean().item(), flat.std().item(),
                       int((flat == 0).all(dim=0).sum()), (flat.abs() > SATURATED).double().mean().item(),
                       flat.shape[1], [int(c) for c in counts.tolist()],
@@ -96,7 +97,9 @@ def collect(model: nn.Module, x: torch.Tensor, kinds=tuple(ACTIVATIONS.values())
         for handle in handles:
             handle.remove()
     if range_ is None:
-        top = max((o.abs().max().item() for _, o in outputs), default=1.0)
+        # the 99.5th percentile, not the maximum: one outlier would squeeze every histogram
+        top = max((torch.quantile(o.abs().flatten().double()[:20000], 0.995).item()
+                   for _, o in outputs), default=1.0)
         range_ = (-top, top) if any(o.min() < 0 for _, o in outputs) else (0.0, top)
     lo, hi = range_
     if hi <= lo:
@@ -133,7 +136,8 @@ def draw_activations(result: Activations, ax=None):
     for k, layer in enumerate(result.layers):
         base = n - 1 - k
         counts = torch.tensor(layer.counts, dtype=torch.float64)
-        height = counts / counts.max().clamp(min=1) * 0.9
+        # square-root heights: ReLU's spike at 0 would otherwise flatten everything else
+        height = counts.sqrt() / counts.max().clamp(min=1).sqrt() * 0.9
         edges = layer.edges
         centres = [(a + b) / 2 for a, b in zip(edges[:-1], edges[1:])]
         ax.fill_between(centres, base, base + height.numpy(), color=colour, alpha=0.75,
@@ -149,7 +153,7 @@ def draw_activations(result: Activations, ax=None):
     ax.set_yticks([n - 1 - k + 0.35 for k in range(n)])
     ax.set_yticklabels([f"layer {k + 1}" for k in range(n)], fontsize=9)
     ax.set_ylim(-0.1, n)
-    ax.set_xlabel("activation value (every layer on the same axis; heights scaled per layer)",
+    ax.set_xlabel("activation value (one axis for all layers; bar height ∝ √count, per layer)",
                   fontsize=9)
     fig.text(0.01, 0.97, f"{result.activation}, weights std = {result.init_scale:.3g}/√fan_in, "
              f"{n} layers: histogram of each layer's outputs", fontsize=10,
