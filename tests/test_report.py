@@ -251,16 +251,23 @@ def test_a_course_without_a_gradebook_exits_2(tmp_path):
 
 
 @pytest.mark.slow
-def test_an_assignment_never_graded_exits_2(mc_class, tmp_path):
-    for args in (("nosuch",), (MC, "nosuch")):
-        done = course_report(mc_class, *args)
-        assert done.returncode == 2, args
-        assert "nosuch was never graded" in done.stderr and done.stderr.strip().count("\n") == 0, done.stderr
-    # released (so in the gradebook) but nothing submitted or graded
+def test_an_assignment_never_graded_exits_2(tmp_path):
     course = tmp_path / "course"
+    # released (so in the gradebook) but nothing submitted or graded
     grading_course.release(course, {"tiny": grading_course.build("tiny", grading_course.TINY)})
     for args in ((), ("tiny",)):
         done = course_report(course, *args)
         assert done.returncode == 2, (args, done.stderr)
         assert done.stderr.strip().count("\n") == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "nothing graded yet" in course_report(course).stderr
     assert not (course / "reports").exists()
+    # once graded, a name the gradebook does not know still stops the whole run, before writing
+    (source, released), = grading_course.release(course, {"tiny": grading_course.build("tiny", grading_course.TINY)}).values()
+    submissions.submit(course, "ref", "tiny", submissions.reference(source, released))
+    harness.autograde(course, ["tiny"], workers=1, sandbox=True, progress=False)
+    for args in (("nosuch",), ("tiny", "nosuch")):
+        done = course_report(course, *args)
+        assert done.returncode == 2, args
+        assert "nosuch was never graded" in done.stderr and done.stderr.strip().count("\n") == 0, done.stderr
+    assert not (course / "reports").exists()
+    assert course_report(course).returncode == 0 and (course / "reports" / "tiny.csv").exists()
