@@ -348,9 +348,6 @@ CATALOGUE.update({
     "compile.op-count": Misconception(
         "CompileCounter's op_count is the number of compilations",
         ("06_compile-count",)),
-    "compile.leaked-cache": Misconception(
-        "a new torch.compile wrapper starts with no compiled graphs of its function",
-        ("06_compile-count",)),
     "compile.automatic-dynamic": Misconception(
         "the default torch.compile compiles one graph for every shape from the first call",
         ("06_compile-count", "06_compile-dynamic")),

@@ -35,13 +35,6 @@ WRONG = {
          "    return counter.op_count\n",
          "op_count counts operations", "compile.op-count"),
         ("def count_compiles(fn, calls):\n"
-         "    counter = CompileCounter()\n"
-         "    compiled = torch.compile(fn, backend=counter, dynamic=False)\n"
-         "    for args in calls:\n"
-         "        compiled(*args)\n"
-         "    return counter.frame_count\n",
-         "reset dynamo", "compile.leaked-cache"),
-        ("def count_compiles(fn, calls):\n"
          "    torch._dynamo.reset()\n"
          "    counter = CompileCounter()\n"
          "    compiled = torch.compile(fn, backend=counter, dynamic=False)\n"
@@ -49,6 +42,12 @@ WRONG = {
          "        fn(*args)\n"
          "    return counter.frame_count\n",
          "call the compiled wrapper", "compile.uncompiled-call"),
+        ("def count_compiles(fn, calls):\n"
+         "    compiled = torch.compile(fn, backend=CompileCounter(), dynamic=False)\n"
+         "    for args in calls:\n"
+         "        compiled(*args)\n"
+         "    return len(calls)\n",
+         "that is the number of calls", "compile.every-call"),
     ],
     "06_compile-dynamic": [
         ("def compile_for_any_length(fn, backend):\n"
