@@ -644,8 +644,8 @@ with checks.expect_error(RuntimeError):
 # names: an object's `__reduce__` tells pickle "to rebuild me, call this function with
 # these arguments". Here the function is a harmless `print`, but a file from the internet
 # could name `os.system` just as well. `torch.load(..., weights_only=True)` (the default
-# since PyTorch 2.6) only rebuilds tensors, numbers, strings and containers, and refuses
-# everything else:
+# since PyTorch 2.6) only rebuilds tensors, numbers, strings, containers and a short list
+# of other safe types, and refuses everything else:
 
 # %%
 class Note:
@@ -660,6 +660,10 @@ try:
 except pickle.UnpicklingError as error:
     reason = [line.strip() for line in str(error).splitlines() if "Unsupported global" in line]
     print("weights_only=True refused it:", reason[0] if reason else "UnpicklingError")
+try:
+    torch.load(untrusted)
+except pickle.UnpicklingError:
+    print("torch.load with no weights_only argument refused it too: True is the default")
 print("weights_only=False ran it:", torch.load(untrusted, weights_only=False))
 
 # %% [markdown]
@@ -1017,6 +1021,8 @@ for scale in (1.0, 2 ** 0.5):
     result = helpers.activations.run(depth=12, activation="ReLU", init_scale=scale)
     print(f"scale {scale:.3g}: std per layer", " ".join(f"{s.std:.3f}" for s in result.layers))
     print(f"           dead units per layer", " ".join(f"{s.dead_units:5d}" for s in result.layers))
+print(f"tanh's slope 1 − a² at |a| = {helpers.activations.SATURATED}: "
+      f"{1 - helpers.activations.SATURATED ** 2:.4f}")
 
 # %% [markdown]
 # The dead units are the same at both scales: with zero biases, scaling every weight
