@@ -21,8 +21,8 @@ What every instrument gets from it:
   browser), so that a value the slider's step cannot reach (b = 1.0) can be typed. Text
   boxes apply on Enter, and the explorer says so under its controls.
 * **A reopened notebook shows the picture.** The display bundle also carries the figure
-  (image/svg+xml or image/png), so nbconvert, nbmake and any front end without widgets
-  show it; with the lab's saved widget state (lab/ config) a reopened notebook shows the
+  as a 2x PNG (safe, so shown even in an untrusted notebook), so nbconvert, nbmake and any
+  front end without widgets show it; with the lab's saved widget state (lab/ config) a reopened notebook shows the
   last picture; a view whose kernel is gone (restart, reopened notebook) says to run the
   cell again instead of showing broken-link icons. Re-running a cell closes the explorers
   that cell made before, so that saved widget state does not pile up.
@@ -90,7 +90,7 @@ class Explorer(widgets.VBox):
         if image_format not in ("svg", "png"):
             raise ValueError(f"image_format is 'svg' or 'png', got {image_format!r}")
         self.controls = dict(controls)
-        self.model, self.draw = model, draw
+        self.model, self.draw, self.title = model, draw, title
         self.image_format, self.min_fontsize = image_format, min_fontsize
         # Fixed margins, not constrained layout: that lays the figure out by drawing it an
         # extra time, which was a third of every update's rasterisation.
@@ -245,14 +245,22 @@ class Explorer(widgets.VBox):
         super().close()
 
     def _repr_mimebundle_(self, **kwargs):
+        """The widget, and the picture as a 2x PNG for every front end that cannot show the
+        widget: nbconvert, a notebook reopened without its widget state, and an untrusted
+        notebook (JupyterLab renders neither widgets nor SVG there, but PNG it does)."""
         bundle = super()._repr_mimebundle_(**kwargs)
         if self.image.value:
-            if self.image_format == "svg":
-                bundle["image/svg+xml"] = bytes(self.image.value).decode()
+            if self.image_format == "png":
+                png = bytes(self.image.value)
             else:
-                bundle["image/png"] = base64.b64encode(self.image.value).decode()
-        if self.error:
-            bundle["text/plain"] = self.error
+                buffer = io.BytesIO()
+                self.figure.savefig(buffer, format="png", dpi=CSS_DPI * PNG_SCALE)
+                png = buffer.getvalue()
+            bundle["image/png"] = base64.b64encode(png).decode()
+        # a line, not the widget tree's repr, where nothing else can be shown
+        bundle["text/plain"] = self.error or f"{self.title or 'Explorer'}: run this cell to use it"
+        if "image/png" in bundle:  # shown at CSS size, so the 2x pixels stay sharp
+            return bundle, {"image/png": {"width": int(self.figure.get_figwidth() * CSS_DPI)}}
         return bundle
 
 

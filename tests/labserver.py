@@ -26,15 +26,13 @@ VENV_BIN = Path(sys.executable).parent
 LAB_CONFIG = Path(__file__).resolve().parent.parent / "lab"
 URL_WITH_TOKEN = re.compile(r"http://127\.0\.0\.1:(\d+)/lab\?token=([0-9a-zA-Z]+)")
 
-# JupyterLab user settings for a quiet, deterministic front end: every cell stays in the DOM
-# (no windowing), and no news or update checks (they would ask the internet).
+# JupyterLab user settings for a deterministic front end: every cell stays in the DOM (no
+# windowing). News, update checks and nbgrader's instructor tools are off through the
+# student's lab configuration in lab/ (JUPYTER_CONFIG_PATH), which the tests thereby check.
 LAB_SETTINGS = {
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-        "fetchNews": "false", "checkForUpdates": False, "doNotDisturbMode": True},
 }
-# Same reason, on the server side.
-QUIET_LAB_ARGS = ["--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
+QUIET_LAB_ARGS: list[str] = []
 
 
 def free_port() -> int:
