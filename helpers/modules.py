@@ -338,6 +338,9 @@ def explore(models: dict[str, nn.Module] | None = None, mode: str = "train",
 
     controls["model"].observe(follow, names="value")
 
+    from .activations import single_threaded
+
+    @single_threaded
     def model(model, mode, freeze):
         if freeze not in submodules(model):
             raise ValueError(f"{model} has no submodule {freeze!r}: pick one from the list")
