@@ -186,6 +186,20 @@ def install_unanswered_handler() -> bool:
 install_unanswered_handler()
 
 
+SHOW_CHARS = 60  # a value quoted in a message: longer ones are summarised
+
+
+def show(value) -> str:
+    """A value as a message quotes it: its repr when short, else what it is (a tensor's
+    shape and dtype), so that one message stays a few lines."""
+    text = " ".join(repr(value).split())
+    if len(text) <= SHOW_CHARS:
+        return text
+    if isinstance(value, torch.Tensor):
+        return f"a tensor of shape {tuple(value.shape)} ({str(value.dtype).replace('torch.', '')})"
+    return text[:SHOW_CHARS - 1] + "…"
+
+
 def _shape_tuple(value) -> tuple[int, ...] | None:
     if isinstance(value, torch.Tensor):
         return tuple(value.shape)
@@ -246,8 +260,8 @@ def expect_equal(value, expected, name: str = "result",
         return
     for wrong_value, reason in (wrong or {}).items():
         if _same(value, wrong_value):
-            _fail(f"{name} is {value!r}, expected {expected!r}. {reason}")
-    _fail(f"{name} is {value!r}, expected {expected!r}.")
+            _fail(f"{name} is {show(value)}, expected {show(expected)}. {reason}")
+    _fail(f"{name} is {show(value)}, expected {show(expected)}.")
 
 
 def _same(a, b) -> bool:
@@ -272,7 +286,7 @@ def reject(value, wrong: Mapping, name: str = "result") -> None:
     """
     for wrong_value, reason in wrong.items():
         if _same(value, wrong_value):
-            _fail(f"{name} = {value!r} is not right. {reason}")
+            _fail(f"{name} = {show(value)} is not right. {reason}")
 
 
 def expect_close(value, expected, name: str = "result", rtol: float = 1e-5,
@@ -369,7 +383,7 @@ def expect_raises(kind: type[BaseException], call, *args, name: str = "result",
             return
         _fail(f"{name} raised {type(error).__name__} ({_first_line(error)}), "
               f"expected {kind.__name__}." + (f" {why}" if why else ""))
-    _fail(f"{name} returned {value!r} instead of raising {kind.__name__}."
+    _fail(f"{name} returned {show(value)} instead of raising {kind.__name__}."
           + (f" {why}" if why else ""))
 
 
