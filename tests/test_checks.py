@@ -184,3 +184,13 @@ def test_in_a_kernel_unanswered_cells_fail_with_one_line_and_the_marker():
     assert len(own_assert.traceback) == 1 and "[mc:" not in own_assert.traceback[0]
     (scratch_assert,) = errors[8]
     assert scratch_assert.ename == "AssertionError" and len(scratch_assert.traceback) > 1
+
+
+def test_a_large_value_is_summarised_not_printed():
+    big = torch.randn(4, 16, 3)
+    with pytest.raises(checks.CheckFailed) as failure:
+        checks.reject(big, {big: "[mc:x.y] regrouped memory"}, "tokens")
+    assert "a tensor of shape (4, 16, 3) (float32)" in failure.value.message
+    assert len(failure.value.message) < 120
+    with pytest.raises(checks.CheckFailed, match=r"is \(2, 3\), expected \(3, 2\)"):
+        checks.expect_equal((2, 3), (3, 2))  # short values are quoted as they are
