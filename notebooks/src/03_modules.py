@@ -200,8 +200,9 @@ with checks.expect_error(ValueError):
 
 # %% [markdown]
 # The forward pass runs, so the bug hides until training: `SGD` refuses an empty list
-# here, but in a model that also has one registered layer it accepts the rest and trains
-# that one layer while the listed ones stay at their random start. `nn.ModuleList`
+# here, but in a model that also has one registered layer, training updates that layer
+# alone while the listed ones stay at their random start (reproduced under "Common
+# mistakes" at the end). `nn.ModuleList`
 # registers each element under its index; `nn.Sequential` does the same and also chains
 # them in `forward`; `nn.ModuleDict` registers them under string keys.
 
@@ -956,6 +957,13 @@ for handle in handles:
     handle.remove()
 print(shapes)
 print("hooks left on mnist:", sum(len(m._forward_hooks) for m in mnist.modules()))
+
+calls = []
+forgotten = mnist[0].register_forward_hook(lambda module, inputs, output: calls.append(1))
+for _ in range(3):
+    mnist(torch.randn(1, 784))
+print("a hook that was not removed ran on each of 3 later calls:", len(calls))
+forgotten.remove()
 
 # %% [markdown]
 # The `name=name` default argument matters: a lambda that used `name` directly would read
