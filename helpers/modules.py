@@ -249,26 +249,27 @@ def _rows(inventory: Inventory) -> list[tuple[int, str, str, str]]:
 
 
 def draw_inspector(inventory: Inventory, ax=None):
-    """The tree with counts (left) and, after ``probe``, the two passes' outputs (right)."""
+    """The tree with counts (left, as figure text) and, after ``probe``, the two passes'
+    outputs (right, in ``ax``; without outputs ``ax`` is removed). Figure text instead of a
+    second axes: each axes costs its ticks on every redraw."""
     if ax is None:
         ax = Figure(figsize=(9, 5)).add_subplot()
     fig = ax.figure
-    ax.set_axis_off()
     has_outputs = bool(inventory.outputs)
-    ax.set_position([0.01, 0.02, 0.6 if has_outputs else 0.98, 0.84])
+    left, right, top, bottom = 0.02, (0.6 if has_outputs else 0.98), 0.86, 0.02
     rows = _rows(inventory)
     extra = len(rows) - MAX_ROWS
     if extra > 0:
         rows = rows[:MAX_ROWS - 1] + [(0, f"… {extra + 1} more lines", "", "module")]
-    step = 1.0 / max(len(rows), 12)
-    for k, (indent, left, right, key) in enumerate(rows):
-        y = 1 - (k + 0.5) * step
+    step = (top - bottom) / max(len(rows), 12)
+    for k, (indent, text, count, key) in enumerate(rows):
+        y = top - (k + 0.5) * step
         weight = "bold" if key == "module" else "normal"
         style = "italic" if key == "buffer" else "normal"
-        ax.text(0.02 + 0.035 * indent, y, left, color=COLOURS[key], fontsize=9,
-                fontweight=weight, fontstyle=style, va="center", family="monospace")
-        ax.text(0.99, y, right, color=COLOURS[key], fontsize=9, fontweight=weight,
-                va="center", ha="right", family="monospace")
+        fig.text(left + 0.02 * indent, y, text, color=COLOURS[key], fontsize=9,
+                 fontweight=weight, fontstyle=style, va="center", family="monospace")
+        fig.text(right, y, count, color=COLOURS[key], fontsize=9, fontweight=weight,
+                 va="center", ha="right", family="monospace")
     summary = (f"{inventory.total:,} parameters: {inventory.trainable:,} trainable, "
                f"{inventory.frozen:,} frozen · {inventory.buffers:,} buffer elements")
     if inventory.unregistered:
@@ -277,19 +278,21 @@ def draw_inspector(inventory: Inventory, ax=None):
     fig.text(0.01, 0.915, "blue: trainable   grey: frozen   green italic: buffer   "
              "red: invisible to parameters() and state_dict()", fontsize=9, va="top",
              color="#444444")
-    if has_outputs:
-        out = fig.add_axes([0.7, 0.14, 0.28, 0.66])
-        first, second = inventory.outputs
-        idx = range(len(first))
-        width = 0.4
-        out.bar([i - width / 2 for i in idx], first, width, color="#1f4e9c", label="pass 1")
-        out.bar([i + width / 2 for i in idx], second, width, color="#f39c12", label="pass 2")
-        out.axhline(0, color="#444444", lw=0.6)
-        out.set_xticks(list(idx))
-        out.set_xlabel("output value index (sample 0)", fontsize=9)
-        out.set_title(f"same input, twice, in {inventory.mode}()", fontsize=10)
-        out.legend(fontsize=9, loc="best")
-        out.tick_params(labelsize=9)
+    if not has_outputs:
+        ax.remove()
+        return fig
+    ax.set_position([0.7, 0.14, 0.28, 0.66])
+    first, second = inventory.outputs
+    idx = range(len(first))
+    width = 0.4
+    ax.bar([i - width / 2 for i in idx], first, width, color="#1f4e9c", label="pass 1")
+    ax.bar([i + width / 2 for i in idx], second, width, color="#f39c12", label="pass 2")
+    ax.axhline(0, color="#444444", lw=0.6)
+    ax.set_xticks(list(idx))
+    ax.set_xlabel("output value index (sample 0)", fontsize=9)
+    ax.set_title(f"same input, twice, in {inventory.mode}()", fontsize=10)
+    ax.legend(fontsize=9, loc="best")
+    ax.tick_params(labelsize=9)
     return fig
 
 
