@@ -238,12 +238,12 @@ def _rows(inventory: Inventory) -> list[tuple[int, str, str, str]]:
             shape = "×".join(map(str, e.shape)) or "scalar"
             if e.kind == "parameter":
                 key = "parameter" if e.trainable else "frozen"
-                right = f"{e.numel:,}" + ("" if e.trainable else "  frozen")
+                right = f"{e.numel:,}" + ("" if e.trainable else " · frozen")
                 rows.append((node.depth + 1, f"{leaf}  ({shape})", right, key))
             elif e.kind == "buffer":
                 rows.append((node.depth + 1, f"{leaf}  ({shape})  buffer", f"{e.numel:,}", "buffer"))
             else:
-                rows.append((node.depth + 1, f"{leaf}: {e.what}", f"{e.numel:,}  NOT REGISTERED",
+                rows.append((node.depth + 1, f"{leaf}: {e.what}", f"{e.numel:,} · NOT REGISTERED",
                              "unregistered"))
     return rows
 
@@ -275,7 +275,8 @@ def draw_inspector(inventory: Inventory, ax=None):
     if inventory.unregistered:
         summary += f" · {inventory.unregistered:,} NOT registered"
     fig.text(0.01, 0.97, summary, fontsize=10, fontweight="bold", va="top")
-    fig.text(0.01, 0.915, "blue: trainable   grey: frozen   green italic: buffer   "
+    # " · " rather than runs of spaces: SVG text collapses repeated spaces
+    fig.text(0.01, 0.915, "blue: trainable · grey: frozen · green italic: buffer · "
              "red: invisible to parameters() and state_dict()", fontsize=9, va="top",
              color="#444444")
     if not has_outputs:
