@@ -37,10 +37,10 @@ test: $(STAMP) system-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 notebooks: $(STAMP)
-	$(BIN)/python -m graders.authoring
+	$(BIN)/python -m authoring
 
 grade-demo: $(STAMP)
-	$(BIN)/python -m graders.demo
+	$(BIN)/python -m authoring.demo
 
 benchmarks: $(STAMP)
 	$(BIN)/python benchmarks/notebooks.py

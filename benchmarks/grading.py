@@ -26,8 +26,9 @@ os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.
 
 from nbgrader.api import Gradebook  # noqa: E402
 
-from graders import coursedir, submissions  # noqa: E402
-from graders.release import release  # noqa: E402
+from authoring import submissions  # noqa: E402
+from graders.course.layout import available_assignments  # noqa: E402
+from graders.course.release import release  # noqa: E402
 
 
 def build(course: Path, stems: list[str], copies: int) -> int:
@@ -67,7 +68,7 @@ def parallel(course: Path, *flags: str) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--copies", type=int, default=4)
-    parser.add_argument("--notebooks", nargs="*", default=coursedir.available_assignments())
+    parser.add_argument("--notebooks", nargs="*", default=available_assignments())
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="grading-bench-") as tmp:
         courses = {name: Path(tmp) / name for name in ("sequential", "parallel", "nosandbox")}

@@ -1,4 +1,13 @@
-"""The grading harness around nbgrader: course layout, parallel autograde, sandbox, feedback."""
+"""The grading harness: nbgrader, plus what it lacks for a course graded at scale.
+
+- ``course``: the course directory, its one nbgrader configuration, release and export;
+- ``autograde``: nbgrader's autograde, split so execution runs in parallel sandboxed
+  workers, with tamper detection and a status for every (student, assignment);
+- ``sandbox``: runs one notebook contained and limited; never imports nbgrader;
+- ``feedback``: a page for every student, hidden tests scrubbed;
+- ``report``: what the class misunderstood;
+- ``cli``: the `course` command.
+"""
 
 import sys
 

@@ -1,4 +1,4 @@
-"""The `course` command: release, autograde, feedback, export over an nbgrader course directory."""
+"""The `course` command: release, autograde, feedback, export, report over an nbgrader course directory."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ import os
 import sys
 from pathlib import Path
 
-from . import coursedir
-from .execution import Limits, course_limits
+from .course.layout import DEFAULT_COURSE_DIR, CourseError
+from .sandbox.limits import Limits
 
 
 def _add_common(parser: argparse.ArgumentParser, assignments: bool = True) -> None:
     if assignments:
         parser.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
                             help="notebook stems (default: every notebook in the course)")
-    parser.add_argument("--course-dir", type=Path, default=coursedir.DEFAULT_COURSE_DIR,
+    parser.add_argument("--course-dir", type=Path, default=DEFAULT_COURSE_DIR,
                         help="nbgrader course directory (default: %(default)s)")
 
 
@@ -28,16 +28,18 @@ def _add_autograde(commands) -> None:
     parser.add_argument("--no-sandbox", dest="sandbox", action="store_false",
                         help="execute without bubblewrap (trusted submissions only)")
     parser.add_argument("--force", action="store_true", help="regrade submissions already graded")
-    # Limits: flags win over c.Limits.* in DIR/nbgrader_config.py, which wins over the defaults.
+    # Limits: flags win over DIR/nbgrader_config.py (c.Limits.*, c.Execute.timeout), which
+    # wins over the defaults.
     parser.add_argument("--memory-mb", type=int, help=f"per submission (default {defaults.memory_mb})")
     parser.add_argument("--cell-timeout", type=float, metavar="S",
-                        help=f"seconds per cell (default {defaults.cell_timeout_s:g})")
+                        help="seconds per cell (default: the course's c.Execute.timeout)")
     parser.add_argument("--notebook-timeout", type=float, metavar="S",
                         help=f"seconds per notebook (default {defaults.notebook_timeout_s:g})")
     parser.add_argument("--max-processes", type=int,
                         help=f"processes and threads (default {defaults.max_processes})")
     parser.add_argument("--max-output-chars", type=int,
                         help=f"output kept per cell (default {defaults.max_output_chars})")
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="course", description=__doc__)
@@ -47,11 +49,23 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--keep-existing", action="store_true",
                          help="leave assignments already in DIR/release untouched (a student's copies)")
     _add_autograde(commands)
-    _add_common(commands.add_parser("feedback", help="HTML feedback per student, hidden tests scrubbed"))
+    _add_common(commands.add_parser("feedback", help="an HTML page per student, hidden tests scrubbed"))
     _add_common(commands.add_parser("export", help="write DIR/grades.csv (nbgrader's columns)"),
                 assignments=False)
     _add_common(commands.add_parser("report", help="what the class misunderstood: DIR/reports/<a>.html and .csv"))
     return parser
+
+
+def say_overrides(course_dir: Path, **flags):
+    """The course's config, after saying on stderr which of its settings `course` overrides."""
+    from .course.config import Course
+    from .course.layout import ensure_course_dir
+
+    course = Course(ensure_course_dir(course_dir))
+    limits = course.limits(**flags)
+    for note in course.notes:
+        print(f"course: {course.dir / 'nbgrader_config.py'}: {note}", file=sys.stderr)
+    return limits
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,14 +73,23 @@ def main(argv: list[str] | None = None) -> int:
     # script is called by absolute path with the virtual environment not activated.
     os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
     args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except CourseError as error:
+        print(f"course {args.command}: {error}", file=sys.stderr)
+        return 2
+
+
+def _run(args) -> int:
     if args.command == "release":
-        from .release import release
+        from .course.release import release
+        say_overrides(args.course_dir)
         for path in release(args.course_dir, args.assignments, keep_existing=args.keep_existing):
             print(f"released {path}")
     elif args.command == "autograde":
-        from .autograde import autograde
-        from .status import table
-        limits = course_limits(args.course_dir, memory_mb=args.memory_mb,
+        from .autograde.batch import autograde
+        from .autograde.status import table
+        limits = say_overrides(args.course_dir, memory_mb=args.memory_mb,
                                cell_timeout_s=args.cell_timeout,
                                notebook_timeout_s=args.notebook_timeout,
                                max_processes=args.max_processes,
@@ -75,11 +98,12 @@ def main(argv: list[str] | None = None) -> int:
                             sandbox=args.sandbox, limits=limits, force=args.force)
         print(table(records))
     elif args.command == "feedback":
-        from .feedback import feedback
+        from .feedback.pages import feedback
+        say_overrides(args.course_dir)
         for path in feedback(args.course_dir, args.assignments):
             print(f"feedback {path}")
     elif args.command == "export":
-        from .export import export
+        from .course.export import export
         print(f"exported {export(args.course_dir)}")
     elif args.command == "report":
         from .report import ReportError, report

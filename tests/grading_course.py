@@ -10,8 +10,10 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 from nbgrader.apps import NbGraderAPI
 
-from graders import coursedir, submissions
-from graders.authoring import KERNELSPEC
+from authoring import submissions
+from authoring.build import KERNELSPEC
+from graders.course.config import Course
+from graders.course.layout import ensure_course_dir
 
 LEAK_MARK = "add(-7, 7)"  # appears only in the hidden test's source
 
@@ -54,8 +56,8 @@ def build(stem: str, spec) -> nbformat.NotebookNode:
 
 def release(course: Path, notebooks: dict[str, nbformat.NotebookNode]) -> dict[str, tuple]:
     """Put the notebooks in DIR/source and run nbgrader generate_assignment; (source, release) each."""
-    coursedir.ensure_course_dir(course)
-    api = NbGraderAPI(config=coursedir.nbgrader_config(course))
+    ensure_course_dir(course)
+    api = NbGraderAPI(config=Course(course).config)
     api.log.setLevel(logging.ERROR)
     out = {}
     for stem, nb in notebooks.items():

@@ -8,8 +8,8 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook
 
-from graders import autograde as harness
-from graders.release import release
+from graders.autograde import batch as harness
+from graders.course.release import release
 
 
 def release_course(course_dir: Path, stem: str):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from graders import authoring
+from authoring import build as authoring
 
 REPO = Path(__file__).resolve().parent.parent
 

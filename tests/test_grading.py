@@ -18,8 +18,8 @@ import pytest
 from nbgrader.apps import NbGraderAPI
 
 import grading_course as gc
-from graders import coursedir
-from graders.autograde import autograde
+from graders.autograde.batch import autograde
+from graders.course.config import Course
 
 COURSE_BIN = Path(sys.executable).parent / "course"
 LIMITS = ["--cell-timeout", "8", "--notebook-timeout", "60"]  # memory: the 2 GiB default
@@ -27,7 +27,7 @@ LIMITS = ["--cell-timeout", "8", "--notebook-timeout", "60"]  # memory: the 2 Gi
 
 def _sandbox_flags() -> list[str]:
     """Grade in the bubblewrap sandbox wherever graders.sandbox can build one."""
-    from graders import sandbox
+    from graders.sandbox import bwrap as sandbox
     try:
         sandbox.wrap(["true"], Path("/tmp"), None)
     except sandbox.SandboxUnavailable:
@@ -169,7 +169,7 @@ def test_parallel_grades_equal_sequential_nbgrader(graded, tmp_path):
         shutil.copytree(src, plain / part) if src.is_dir() else shutil.copy(src, plain / part)
     for student in PARITY:
         shutil.copytree(course / "submitted" / student / "tiny", plain / "submitted" / student / "tiny")
-    api = NbGraderAPI(config=coursedir.nbgrader_config(plain))
+    api = NbGraderAPI(config=Course(plain).config)
     api.log.setLevel(logging.ERROR)
     api.generate_assignment("tiny", force=True, create=True)
     for student in PARITY:

@@ -4,7 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from graders.execution import Limits, course_limits
+from graders.course.config import Course
+from graders.sandbox.limits import Limits
 
 COURSE = Path(sys.executable).parent / "course"
 
@@ -32,6 +33,6 @@ def test_no_sandbox_warns_every_run(tmp_path):
 def test_limits_flags_override_course_config(tmp_path):
     (tmp_path / "nbgrader_config.py").write_text(
         "c = get_config()\nc.Limits.memory_mb = 3000\nc.Limits.cell_timeout_s = 9\n")
-    limits = course_limits(tmp_path, memory_mb=None, cell_timeout_s=4, max_processes=None)
+    limits = Course(tmp_path).limits(memory_mb=None, cell_timeout_s=4, max_processes=None)
     assert limits.memory_mb == 3000 and limits.cell_timeout_s == 4
     assert limits.max_processes == Limits().max_processes

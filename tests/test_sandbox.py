@@ -1,4 +1,5 @@
-"""Hostile submissions through graders.execution.execute: contained, reported, honest ones exact.
+"""Hostile submissions through graders.sandbox (with the integrity canaries of
+graders.autograde.integrity): contained, reported, honest ones exact.
 
 Every hostile program bounds its own damage (bytes, processes, seconds), so running these
 tests is safe even where containment fails. Tests that need bubblewrap skip outside CI
@@ -19,8 +20,10 @@ import pytest
 from conftest import require_program
 from nbclient import NotebookClient
 
-from graders import sandbox as sb
-from graders.execution import Limits, execute
+from graders.autograde.integrity import execute_checked
+from graders.sandbox import bwrap as sb
+from graders.sandbox.execute import execute
+from graders.sandbox.limits import Limits
 
 REPO = Path(__file__).resolve().parent.parent
 FAST = Limits(memory_mb=2048, cell_timeout_s=60, notebook_timeout_s=180, max_processes=64,
@@ -75,7 +78,7 @@ def texts(cell) -> str:
 
 
 def run(nb, workdir, limits=FAST):
-    return execute(nb, workdir, limits, sandbox=True)
+    return execute_checked(nb, workdir, limits, sandbox=True)
 
 
 # --- honest ------------------------------------------------------------------------------
@@ -322,11 +325,47 @@ def test_missing_bwrap_names_the_package(monkeypatch, workdir):
 
 
 def test_limits_come_from_the_course_config_then_flags(tmp_path):
-    from graders.execution import course_limits
+    from graders.course.config import Course
     (tmp_path / "nbgrader_config.py").write_text(
         "c = get_config()\nc.Limits.memory_mb = 1000\nc.Limits.cell_timeout_s = 5\n")
-    limits = course_limits(tmp_path, cell_timeout_s=7, max_processes=None)
+    limits = Course(tmp_path).limits(cell_timeout_s=7, max_processes=None)
     assert (limits.memory_mb, limits.cell_timeout_s, limits.max_processes) == (1000, 7, 64)
+
+
+def test_runner_copy_of_nbgraders_on_cell_executed_does_what_the_original_does():
+    """The runner cannot import nbgrader, so it carries a copy of Execute.on_cell_executed:
+    both, given the same cells and replies, must leave the same outputs."""
+    from nbgrader.preprocessors import Execute
+
+    from graders.sandbox.runner import CappedClient
+
+    def reply(status, ename="", traceback=None):
+        return {"content": {"status": status, "ename": ename, "evalue": "why",
+                            "traceback": [] if traceback is None else traceback}}
+
+    shown = nbformat.v4.new_output("error", ename="ValueError", evalue="why", traceback=["tb"])
+    cases = [([], reply("ok")), ([], reply("error", "ValueError", ["tb"])),
+             ([shown], reply("error", "ValueError", ["tb"])), ([shown], reply("error", "KeyError")),
+             ([], reply("error", "CellTimeoutError"))]
+    for outputs, execute_reply in cases:
+        theirs, ours = code("x"), code("x")
+        theirs.outputs, ours.outputs = [dict(o) for o in outputs], [dict(o) for o in outputs]
+        theirs, ours = nbformat.from_dict(theirs), nbformat.from_dict(ours)
+        Execute().on_cell_executed(cell=theirs, cell_index=0, execute_reply=execute_reply)
+        CappedClient.show_undisplayed_error(cell=ours, cell_index=0, execute_reply=execute_reply)
+        assert ours.outputs == theirs.outputs, (outputs, execute_reply)
+
+
+def test_execution_side_never_imports_nbgrader():
+    """What a worker, the runner and the kernel guard import: no nbgrader, no gradebook."""
+    import subprocess
+    import sys
+    probe = ("import sys\nimport graders.autograde.worker, graders.sandbox.runner, graders.sandbox.guard\n"
+             "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'nbgrader', 'sqlalchemy', "
+             "'jupyter_server', 'alembic', 'tqdm'})\nprint(heavy)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", done.stdout
 
 
 # --- a batch through `course autograde` --------------------------------------------------------

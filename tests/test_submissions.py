@@ -5,7 +5,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from graders import submissions
+from authoring import submissions
 
 SOURCES = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 

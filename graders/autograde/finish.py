@@ -2,9 +2,11 @@
 
 Autograde runs ``sanitize_preprocessors`` and then ``autograde_preprocessors`` (which start
 with Execute). The main process runs the first half through nbgrader's own API with an empty
-second half; workers execute; this converter then runs the second half with Execute replaced
-by ExecutedElsewhere, so IgnorePattern, LimitOutput, SaveAutoGrades, late penalties and the
-metadata check are nbgrader's own, configured by the same traitlets config.
+second half; workers execute; this converter then runs the course's second half
+(``c.Autograde.autograde_preprocessors`` when the course sets it, else nbgrader's default)
+with Execute replaced by ExecutedElsewhere, so IgnorePattern, LimitOutput, SaveAutoGrades,
+late penalties, the metadata check and any preprocessor the instructor added are nbgrader's
+own, configured by the course's config.
 """
 
 from __future__ import annotations
@@ -13,29 +15,37 @@ from nbconvert.writers import FilesWriter
 from nbgrader import utils
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute, SaveAutoGrades
+from traitlets.utils.importstring import import_item
 
-from .autograde_preprocessors import ExecutedElsewhere, KeepPointsOnWarnings
+from .preprocessors import ExecutedElsewhere, KeepPointsOnWarnings
 
 
-def finishing_preprocessors() -> list:
-    """Autograde's default second half, Execute swapped out, the stderr fix before saving."""
-    steps = []
-    for step in Autograde.class_traits()["autograde_preprocessors"].default():
-        if step is Execute:
+def finishing_preprocessors(steps: list | None = None) -> list:
+    """The autograde steps (default: nbgrader's), Execute swapped out, the stderr fix before saving."""
+    if steps is None:
+        steps = Autograde.class_traits()["autograde_preprocessors"].default()
+    finishing = []
+    for step in steps:
+        step = import_item(step) if isinstance(step, str) else step
+        if isinstance(step, type) and issubclass(step, Execute):
             step = ExecutedElsewhere
         if step is SaveAutoGrades:
-            steps.append(KeepPointsOnWarnings)
-        steps.append(step)
-    return steps
+            finishing.append(KeepPointsOnWarnings)
+        finishing.append(step)
+    return finishing
 
 
 class FinishAutograde(Autograde):
+    def __init__(self, steps: list | None = None, **kwargs):
+        super().__init__(**kwargs)
+        self._finishing = finishing_preprocessors(steps)
+
     def start(self) -> None:  # never walks the submitted folder; finish() is the entry point
         raise NotImplementedError("use finish()")
 
     def finish(self, nb, assignment: str, student: str, outcome: dict) -> None:
         """Grade ``nb`` (executed) into the gradebook and write DIR/autograded/... like nbgrader."""
-        self.autograde_preprocessors = finishing_preprocessors()
+        self.autograde_preprocessors = self._finishing
         self.writer = FilesWriter(parent=self, config=self.config)
         self.exporter = self.exporter_class(parent=self, config=self.config)
         self._sanitizing = False

@@ -1,8 +1,9 @@
 """Execute one prepared notebook, contained, and say how it ended.
 
-This is the seam between the harness (graders.autograde: which notebooks, in how many
-workers, what goes into the gradebook) and the sandbox (graders.sandbox: how untrusted
-code runs). The harness calls ``execute`` once per submission, from a worker process.
+The seam between grading (graders.autograde: which notebooks, what goes into the gradebook)
+and containment (graders.sandbox.bwrap, graders.sandbox.runner: how untrusted code runs).
+``execute`` is called once per submission, from a worker process; it imports neither
+nbgrader nor anything the gradebook needs.
 """
 
 from __future__ import annotations
@@ -14,21 +15,15 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
+from . import bwrap
+from .limits import Limits
+
 STATUSES = ("ok", "timeout", "memory", "crashed")
-
-
-@dataclass(frozen=True)
-class Limits:
-    memory_mb: int = 2048          # address space of the kernel and everything it starts
-    cell_timeout_s: float = 120    # one cell
-    notebook_timeout_s: float = 600  # the whole notebook
-    max_processes: int = 64        # processes and threads of the submission
-    max_output_chars: int = 100_000  # kept per cell; the rest is cut with a note
 
 
 @dataclass
@@ -38,52 +33,33 @@ class Outcome:
     seconds: float
     notebook: object | None = None  # the executed NotebookNode (partial on timeout/crash)
     findings: list[str] = field(default_factory=list)  # tampering detected after execution
+    prologue_error: str = ""       # the prologue (the kernel guard) failed: no integrity verdicts
 
 
-def course_limits(course_dir: Path, **overrides) -> Limits:
-    """Limits from DIR/nbgrader_config.py (``c.Limits.memory_mb = 4096`` …), then ``overrides``
-    (the command line's flags, None meaning "not given"), then the defaults above."""
-    from traitlets.config.loader import PyFileConfigLoader
-
-    values = {}
-    config_file = Path(course_dir) / "nbgrader_config.py"
-    if config_file.exists():
-        section = PyFileConfigLoader(config_file.name, str(config_file.parent)).load_config().get("Limits", {})
-        values = {k: v for k, v in section.items() if k in Limits.__dataclass_fields__}
-    values.update({k: v for k, v in overrides.items() if v is not None})
-    return Limits(**values)
-
-
-def execute(nb, workdir: Path, limits: Limits = Limits(), sandbox: bool = True) -> Outcome:
-    """Execute ``nb`` with ``workdir`` (a private scratch copy) as its only writable place.
+def execute(nb, workdir: Path, limits: Limits | None = None, sandbox: bool = True,
+            prologue: str = "") -> Outcome:
+    """Execute ``nb`` with ``workdir`` (a private scratch copy) as its only writable place;
+    ``prologue`` runs silently in the kernel before any cell.
 
     Never raises for anything the submission does; raises only when the grader itself
     cannot run (e.g. ``sandbox=True`` without bubblewrap installed).
     """
-    from graders import sandbox as sb, tamper
-
+    limits = limits if limits is not None else Limits()
     workdir = Path(workdir).resolve()
     if sandbox:
-        sb.require_bwrap()
+        bwrap.require_bwrap()
     started = time.monotonic()
-    run_nb, check = tamper.instrument(nbformat.from_dict(nb))
-    spec = {"notebook": run_nb, "cwd": str(workdir), "prologue": check.prologue,
-            "limits": {**asdict(limits), "memory_bytes": limits.memory_mb * 2**20}}
+    spec = {"notebook": nb, "cwd": str(workdir), "prologue": prologue,
+            "limits": {**limits.values(), "memory_bytes": limits.memory_mb * 2**20}}
     with tempfile.TemporaryDirectory(prefix="graders-exec-") as private:
         env = child_env(workdir, scratch_tmp="/tmp" if sandbox else private)
-        owner = sb.hand_over(workdir) if sandbox else None
+        owner = bwrap.hand_over(workdir) if sandbox else None
         try:
             result, stderr, killed = _supervise(env, workdir, spec, limits, sandbox)
         finally:
-            sb.take_back(workdir, owner)
-    seconds = time.monotonic() - started
-    outcome = classify(result, stderr, killed, limits, seconds)
-    if outcome.notebook is not None:
-        prologue_error = (result or {}).get("prologue_error")
-        outcome.findings = check.findings(outcome.notebook, integrity=not prologue_error)
-        if prologue_error:
-            outcome.reason += f" (integrity checks unavailable: the grader's prologue failed: {prologue_error})"
-        outcome.notebook = tamper.strip(outcome.notebook)
+            bwrap.take_back(workdir, owner)
+    outcome = classify(result, stderr, killed, limits, time.monotonic() - started)
+    outcome.prologue_error = (result or {}).get("prologue_error", "")
     return outcome
 
 
@@ -127,12 +103,10 @@ class _Capped(threading.Thread):
 
 def _supervise(env, workdir, spec, limits: Limits, sandbox: bool):
     """Start the runner, feed it the spec, and kill everything at the notebook deadline."""
-    from graders import sandbox as sb
-
     read_fd, write_fd = os.pipe()
-    argv = [sys.executable, "-m", "graders.runner", "--result-fd", str(write_fd)]
+    argv = [sys.executable, "-m", "graders.sandbox.runner", "--result-fd", str(write_fd)]
     if sandbox:
-        argv = sb.wrap(argv, workdir, limits)
+        argv = bwrap.wrap(argv, workdir, limits)
     proc = subprocess.Popen(
         argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         env=env, cwd=workdir, start_new_session=True,

@@ -1,4 +1,4 @@
-"""The child process that executes one notebook: ``python -m graders.runner --result-fd N``.
+"""The child process that executes one notebook: ``python -m graders.sandbox.runner --result-fd N``.
 
 It runs where the student's code runs (inside the sandbox when there is one), so that the
 kernel *and* the client talking to it are contained together; the parent only ever sees
@@ -9,8 +9,9 @@ Input (stdin, JSON): notebook, limits (cell/notebook seconds, output chars, memo
 bytes, processes), prologue (code run silently before any student code), cwd.
 Output (result fd, JSON): notebook (executed, possibly partial), status, cell, detail.
 
-Execution follows nbgrader's Execute preprocessor: allow_errors, an in-memory history,
-and an error output appended when a reply is an error nobody displayed. Unlike it, a
+Execution follows nbgrader's Execute preprocessor (nbgrader.preprocessors.execute): allow_errors,
+an in-memory history, and ``show_undisplayed_error``, a copy of ``Execute.on_cell_executed``
+(this process must not import nbgrader; tests/test_sandbox.py pins the copy to the original). Unlike it, a
 cell that times out ends the run (a kernel that ignores SIGINT would otherwise hang the
 grader); the parent reports which cell and which limit.
 """
@@ -30,6 +31,8 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
+
+from graders.sandbox import CANARY_KEY
 
 # Run by the kernel's launcher before ipykernel: limits apply to the kernel and to every
 # process it starts, not to this client (whose memory is bounded by the output cap).
@@ -107,7 +110,8 @@ class CappedClient(NotebookClient):
 
     @staticmethod
     def show_undisplayed_error(cell, cell_index, execute_reply, **_):
-        """nbgrader's Execute.on_cell_executed: an error reply nobody displayed still shows."""
+        """A copy of nbgrader's ``Execute.on_cell_executed`` (nbgrader 0.9): an error reply
+        that nobody displayed (showtraceback disabled) still becomes an error output."""
         reply = execute_reply
         if reply is None or reply["content"]["status"] != "error":
             return
@@ -155,7 +159,7 @@ async def run(spec: dict) -> dict:
                 remaining = deadline - time.monotonic()
                 limit = "cell" if remaining > float(limits["cell_timeout_s"]) else "notebook"
                 client.timeout = max(1, int(min(float(limits["cell_timeout_s"]), remaining)))
-                canary = "graders_canary" in cell.metadata  # see graders.tamper
+                canary = CANARY_KEY in cell.metadata  # see graders.autograde.integrity
                 try:
                     await client.async_execute_cell(cell, index, store_history=not canary,
                                                     execution_count=client.code_cells_executed + 1)
@@ -213,9 +217,9 @@ def _kill_group(pid: int) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="graders.runner")
+    parser = argparse.ArgumentParser(prog="graders.sandbox.runner")
     parser.add_argument("--result-fd", type=int, required=True)
-    parser.add_argument("--drop-to", type=int, help="uid (and gid) to become first: see graders.sandbox")
+    parser.add_argument("--drop-to", type=int, help="uid (and gid) to become first: see graders.sandbox.bwrap")
     args = parser.parse_args(argv)
     os.set_inheritable(args.result_fd, False)  # the kernel must not get the result pipe
     if args.drop_to is not None:

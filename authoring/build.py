@@ -9,7 +9,7 @@ starts at a line beginning with ``# %%``:
     # %% solution ID             nbgrader solution cell (grade_id ID)
     # %% test ID points=N        nbgrader autograded test cell worth N points (locked)
 
-``python -m graders.authoring`` rebuilds every notebook; ``--check`` exits 1 when a
+``python -m authoring`` (`make notebooks`) rebuilds every notebook; ``--check`` exits 1 when a
 committed notebook differs from its source (the lint test runs the same comparison).
 """
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 
-from .coursedir import NOTEBOOKS
+from graders.course.layout import NOTEBOOKS
 
 VARIANTS = NOTEBOOKS / "variants"
 

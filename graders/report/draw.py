@@ -9,7 +9,7 @@ import math
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from .report_model import NOT_GRADED, UNANSWERED, UNCLASSIFIED
+from .model import NOT_GRADED, UNANSWERED, UNCLASSIFIED
 
 COLOURS = {UNCLASSIFIED: "#9e9e9e", UNANSWERED: "#c6dbef", NOT_GRADED: "#525252"}
 MISCONCEPTION = "#d6604d"

@@ -127,7 +127,7 @@ def autograded_notebook(course_dir: Path, student: str, assignment: str):
 
 
 def _statuses(course_dir: Path, assignment: str) -> dict[str, tuple[str, str]]:
-    from .status import StatusStore
+    from graders.autograde.status import StatusStore
     try:
         store = StatusStore(course_dir)
     except (ValueError, TypeError):
@@ -157,7 +157,7 @@ def _open_gradebook(course_dir: Path):
     """nbgrader's Gradebook on DIR/gradebook.db; never creates one (Gradebook would)."""
     from nbgrader.api import Gradebook
 
-    from .coursedir import COURSE_ID
+    from graders.course.config import COURSE_ID
 
     database = Path(course_dir) / "gradebook.db"
     if not database.is_file():

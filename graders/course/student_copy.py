@@ -32,5 +32,6 @@ class TagCellsThatMayFail(NbGraderPreprocessor):
 
 
 def preprocessors() -> list:
-    """generate_assignment's own preprocessors, then the tagging (tags are not checksummed)."""
+    """generate_assignment's own preprocessors, then the tagging (tags are not checksummed).
+    The course's nbgrader_config.py lists the same (graders.course.config)."""
     return list(GenerateAssignment.class_traits()["preprocessors"].default()) + [TagCellsThatMayFail]

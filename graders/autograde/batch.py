@@ -4,9 +4,13 @@ Per submission, three steps, as nbgrader's Autograde does them, split across pro
 1. main process: nbgrader's API runs Autograde with only its sanitize preprocessors
    (ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells, CheckCellMetadata);
    this also registers the student and submission in the gradebook;
-2. a worker: graders.execution.execute runs the sanitized notebook (sandboxed, limited);
-3. main process: FinishAutograde runs the rest of nbgrader's preprocessors on the executed
-   notebook and SaveAutoGrades commits the grades; then the status record is written.
+   the integrity canaries are added (graders.autograde.integrity);
+2. a worker (graders.autograde.worker): graders.sandbox executes it, sandboxed and limited;
+3. main process: the canaries are read and removed; FinishAutograde runs the rest of the
+   course's autograde preprocessors on the executed notebook and SaveAutoGrades commits the
+   grades; then the status record is written.
+A submission that cannot be graded (missing, unreadable, tampering) scores 0 in every cell
+and still leaves a notebook in DIR/autograded, so that its feedback page says why.
 Only the main process writes the gradebook, one submission at a time, so a killed run
 loses at most the submissions in flight, which the next run grades again.
 """
@@ -26,14 +30,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+from nbformat.v4 import new_output
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI
+from nbgrader.utils import is_grade
 from tqdm import tqdm
 
-from . import autograde_worker, coursedir
-from .autograde_finish import FinishAutograde
-from .execution import Limits, Outcome
-from .sandbox import SandboxUnavailable, require_bwrap
+from graders.course.config import Course
+from graders.course.layout import CourseError, ensure_course_dir, released_assignments
+from graders.sandbox.bwrap import SandboxUnavailable, require_bwrap
+from graders.sandbox.execute import Outcome
+from graders.sandbox.limits import Limits
+
+from . import integrity, worker
+from .finish import FinishAutograde
 from .status import Record, StatusStore, fingerprint
 
 
@@ -45,16 +55,6 @@ class Job:
     @property
     def key(self) -> str:
         return f"{self.student}/{self.assignment}"
-
-
-def course_assignments(course_dir: Path, names: list[str] | None) -> list[str]:
-    """The assignments to grade: those named, else every released one in the course."""
-    released = sorted(p.name for p in (course_dir / "source").iterdir() if p.is_dir()) \
-        if (course_dir / "source").is_dir() else []
-    unknown = [n for n in names or [] if n not in released]
-    if unknown:
-        raise SystemExit(f"not released in {course_dir}: {', '.join(unknown)} (run `course release` first)")
-    return list(names) if names else released
 
 
 def find_jobs(course_dir: Path, assignments: list[str]) -> list[Job]:
@@ -71,28 +71,24 @@ def submitted_path(course_dir: Path, job: Job) -> Path:
 class Grader:
     """The main process's side: sanitize, hand out, finish, record."""
 
-    def __init__(self, course_dir: Path, limits: Limits, sandbox: bool):
-        self.course_dir = course_dir
+    def __init__(self, course: Course, limits: Limits, sandbox: bool):
+        self.course_dir = course.dir
         self.limits, self.sandbox = limits, sandbox
-        config = coursedir.nbgrader_config(
-            course_dir,
-            # the first half only: workers execute, FinishAutograde does the rest
-            Autograde={"autograde_preprocessors": []},
-            # deleted test cells come back from the gradebook rather than silently scoring nothing
-            OverwriteCells={"add_missing_cells": True},
-        )
+        # the first half only: workers execute, FinishAutograde runs the course's second half
+        config = course.nbgrader(Autograde={"autograde_preprocessors": []})
         self.api = NbGraderAPI(config=config)
         self.api.log.setLevel(logging.ERROR)
-        self.finisher = FinishAutograde(coursedir=self.api.coursedir, parent=self.api)
-        self.store = StatusStore(course_dir)
-        self.gradebook = Gradebook(self.api.coursedir.db_url, coursedir.COURSE_ID)
+        self.finisher = FinishAutograde(coursedir=self.api.coursedir, parent=self.api,
+                                        steps=course.config.Autograde.get("autograde_preprocessors"))
+        self.store = StatusStore(self.course_dir)
+        self.gradebook = Gradebook(self.api.coursedir.db_url, self.api.coursedir.course_id)
 
     def close(self) -> None:
         self.gradebook.close()
 
     # -- step 1 -----------------------------------------------------------------------------
-    def sanitize(self, job: Job) -> Record | Path:
-        """Return the sanitized notebook's path, or the final Record when nothing can run."""
+    def sanitize(self, job: Job) -> Record | tuple[Path, object]:
+        """The sanitized notebook's path and content, or the final Record when nothing can run."""
         path = submitted_path(self.course_dir, job)
         if not path.exists():
             return self.zero(job, "missing", f"no {path.name} in submitted/{job.student}/{job.assignment}/")
@@ -104,31 +100,34 @@ class Grader:
         target = self.course_dir / "autograded" / job.student / job.assignment / path.name
         if not result["success"] or not target.exists():
             return self.zero(job, "invalid", "nbgrader could not sanitize it: " + _nbgrader_error(result))
-        missing = self._unrestored_cells(job, target)
-        if missing:
-            return self.zero(job, "invalid", f"test cells missing and not restorable: {', '.join(missing)}")
-        return target
-
-    def _unrestored_cells(self, job: Job, target: Path) -> list[str]:
         nb = nbformat.read(str(target), as_version=4)
+        missing = self._unrestored_cells(job, nb)
+        if missing:
+            return self.zero(job, "invalid", f"test cells missing and not restorable: {', '.join(missing)}", nb=nb)
+        return target, nb
+
+    def _unrestored_cells(self, job: Job, nb) -> list[str]:
         present = {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells}
         expected = [g.name for g in self.gradebook.find_notebook(job.assignment, job.assignment).grade_cells]
         self.gradebook.db.commit()
         return [name for name in expected if name not in present]
 
     # -- step 3 -----------------------------------------------------------------------------
-    def finish(self, job: Job, outcome: Outcome) -> Record:
+    def finish(self, job: Job, outcome: Outcome, check: integrity.Check) -> Record:
+        outcome = integrity.conclude(outcome, check)
         if outcome.findings:
-            return self.zero(job, "invalid", "tampering: " + "; ".join(outcome.findings), outcome.seconds)
+            return self.zero(job, "invalid", "tampering: " + "; ".join(outcome.findings), outcome.seconds,
+                             nb=outcome.notebook)
         if outcome.notebook is None:
             return self.zero(job, outcome.status, outcome.reason, outcome.seconds)
         self.finisher.finish(outcome.notebook, job.assignment, job.student,
                              {"status": outcome.status, "reason": outcome.reason})
         return self.record(job, outcome.status, outcome.reason, outcome.seconds)
 
-    def zero(self, job: Job, status: str, reason: str, seconds: float = 0.0) -> Record:
+    def zero(self, job: Job, status: str, reason: str, seconds: float = 0.0, nb=None) -> Record:
         """Score 0 for every cell, as nbgrader does for a missing notebook, so every student
-        and assignment appears in the gradebook and the export."""
+        and assignment appears in the gradebook and the export; the autograded notebook
+        (``nb``, else the released one) has every test cell say why, for the feedback."""
         gb = self.gradebook
         gb.update_or_create_student(job.student)
         submission = gb.update_or_create_submission(job.assignment, job.student)
@@ -137,9 +136,25 @@ class Grader:
                 grade.auto_score = 0
                 grade.needs_manual_grade = False
         gb.db.commit()
-        # a stale autograded copy from an earlier run would feed the feedback: drop it
-        shutil.rmtree(self.course_dir / "autograded" / job.student / job.assignment, ignore_errors=True)
+        self._write_ungraded(job, status, reason, nb)
         return self.record(job, status, reason, seconds)
+
+    def _write_ungraded(self, job: Job, status: str, reason: str, nb) -> None:
+        folder = self.course_dir / "autograded" / job.student / job.assignment
+        # a stale autograded copy from an earlier run must not feed the feedback
+        shutil.rmtree(folder, ignore_errors=True)
+        if nb is None:
+            released = self.course_dir / "release" / job.assignment / f"{job.assignment}.ipynb"
+            if not released.exists():
+                return
+            nb = nbformat.read(str(released), as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code" and is_grade(cell):
+                cell.outputs = [o for o in cell.get("outputs", []) if o.get("output_type") != "error"]
+                cell.outputs.append(new_output("error", ename="NotRun",
+                                               evalue=f"not graded ({status}): {reason}", traceback=[]))
+        folder.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, str(folder / f"{job.assignment}.ipynb"))
 
     def record(self, job: Job, status: str, reason: str, seconds: float) -> Record:
         gb = self.gradebook
@@ -152,33 +167,40 @@ class Grader:
         self.store.put(record)
         return record
 
-    def is_done(self, job: Job) -> bool:
-        """Graded before, on the same file, and still in the gradebook."""
+    def stored(self, job: Job) -> Record | None:
+        """The stored record, its score re-read from the gradebook (a manual grade counts),
+        when graded before on the same file and still in the gradebook; else None."""
         record = self.store.get(job.student, job.assignment)
         if record is None or record.fingerprint != fingerprint(submitted_path(self.course_dir, job)):
-            return False
+            return None
         try:
-            self.gradebook.find_submission(job.assignment, job.student)
-            return True
+            submission = self.gradebook.find_submission(job.assignment, job.student)
+            record.score, record.max_score = float(submission.score), float(submission.max_score)
+            return record
         except MissingEntry:
-            return False
+            return None
         finally:
             self.gradebook.db.commit()
 
 
 def autograde(course_dir: Path, assignments: list[str] | None = None, workers: int | None = None,
-              sandbox: bool = True, limits: Limits = Limits(), force: bool = False,
+              sandbox: bool = True, limits: Limits | None = None, force: bool = False,
               progress: bool = True) -> list[Record]:
-    """Grade every submission of ``assignments``; return one Record per (student, assignment)."""
-    course_dir = coursedir.ensure_course_dir(course_dir)
+    """Grade every submission of ``assignments``; return one Record per (student, assignment).
+    ``limits``: the course's (c.Limits.*, c.Execute.timeout) when None."""
+    course = Course(ensure_course_dir(course_dir))
     _check_sandbox(sandbox)
-    jobs = find_jobs(course_dir, course_assignments(course_dir, assignments))
-    grader = Grader(course_dir, limits, sandbox)
+    jobs = find_jobs(course.dir, released_assignments(course.dir, assignments))
+    if limits is None:
+        limits = course.limits()
+    course.config.Execute.timeout = int(limits.cell_timeout_s)  # one per-cell limit everywhere
+    grader = Grader(course, limits, sandbox)
     records: dict[str, Record] = {}
     todo = []
     for job in jobs:
-        if not force and grader.is_done(job):
-            records[job.key] = grader.store.get(job.student, job.assignment)
+        done = None if force else grader.stored(job)
+        if done is not None:
+            records[job.key] = done
         else:
             todo.append(job)
     bar = tqdm(total=len(todo), desc="autograde", unit="nb", disable=not progress)
@@ -190,7 +212,7 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
 
             def collect(done) -> None:
                 for future in done:
-                    job, started = running.pop(future)
+                    job, check, started = running.pop(future)
                     try:
                         outcome = future.result()
                     except BrokenProcessPool:
@@ -199,7 +221,7 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
                     except Exception as error:  # a grader bug must not end the batch either
                         outcome = Outcome("crashed", f"the grader failed on it: {type(error).__name__}: "
                                           f"{_first_line(error)}", time.monotonic() - started)
-                    records[job.key] = grader.finish(job, outcome)
+                    records[job.key] = grader.finish(job, outcome, check)
                     bar.update()
 
             for job in todo:
@@ -208,8 +230,11 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
                     records[job.key] = prepared
                     bar.update()
                 else:
-                    future = pool.submit(autograde_worker.run, str(prepared), limits, sandbox)
-                    running[future] = (job, time.monotonic())
+                    target, nb = prepared
+                    run_nb, check = integrity.instrument(nb)
+                    future = pool.submit(worker.run, str(target.parent), run_nb, limits.values(),
+                                         sandbox, check.prologue)
+                    running[future] = (job, check, time.monotonic())
                 # finish whatever is ready between sanitizing, so workers never wait on us long
                 collect(wait(running, timeout=0, return_when=FIRST_COMPLETED).done)
             while running:
@@ -226,7 +251,7 @@ def _check_sandbox(sandbox: bool) -> None:
         try:
             require_bwrap()
         except SandboxUnavailable as error:
-            raise SystemExit(f"course autograde: {error}") from None
+            raise CourseError(str(error)) from None
     else:
         print("WARNING: --no-sandbox: student code runs unconfined, as "
               f"{getpass.getuser()}, with access to this machine's files and network.",

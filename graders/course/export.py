@@ -11,13 +11,14 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 from nbgrader.plugins import CsvExportPlugin
 
-from . import coursedir
+from .config import Course
 
 
 def export(course_dir: Path) -> Path:
     course_dir = Path(course_dir).resolve()
     target = course_dir / "grades.csv"
     plugin = CsvExportPlugin(to=str(target))
-    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}", coursedir.COURSE_ID) as gb:
+    course_id = Course(course_dir).config.CourseDirectory.course_id
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}", course_id) as gb:
         plugin.export(gb)
     return target

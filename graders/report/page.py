@@ -21,8 +21,8 @@ from pathlib import Path
 
 from helpers.misconceptions import CATALOGUE
 
-from . import report_draw as draw
-from .report_model import (CORRECT, NOT_GRADED, RESERVED, UNANSWERED, UNCLASSIFIED, AssignmentResults,
+from . import draw
+from .model import (CORRECT, NOT_GRADED, RESERVED, UNANSWERED, UNCLASSIFIED, AssignmentResults,
                            ReportError, assignment_counts, exercise_counts, graded_assignments, load,
                            misconceptions, problems)
 

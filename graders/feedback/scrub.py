@@ -4,45 +4,48 @@ nbgrader's feedback is rendered from the autograded notebook, whose test cells h
 hidden tests in full (jupyter/nbgrader #917). Code can also leave through outputs: a
 traceback quotes the failing line, and a student's function, called by a hidden test, can
 print ``inspect.stack()`` or ``get_ipython().history``. So, before rendering:
-- each hidden block in a cell's source becomes a one-line placeholder;
+- each hidden block in a cell's source becomes a one-line placeholder (the block is what
+  nbgrader's ClearHiddenTests removes from the release: the lines from one containing its
+  ``begin_test_delimeter`` to one containing its ``end_test_delimeter``, as the course configures them);
 - each error output is reduced to ``ename: evalue`` (no traceback frames);
 - in every output of every cell, any line containing a line of hidden-test source (raw,
-  repr/JSON-escaped or HTML-escaped) is replaced by a placeholder line.
+  repr/JSON-escaped or HTML-escaped) is replaced by a placeholder line;
+- misconception markers (``[mc:...]``, helpers.checks.MARKER) are removed: they are for the
+  instructor's report, not for the student.
 """
 
 from __future__ import annotations
 
 import html
 import json
-import re
 
-from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Integer, Unicode
+from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
+from traitlets import Integer
+
+from helpers.checks import MARKER
 
 PLACEHOLDER = "# [hidden tests: their code is not shown; their results are below]"
 REMOVED = "[line removed: it quoted hidden test code]"
 
 
 class ScrubHiddenTests(NbGraderPreprocessor):
-    begin = Unicode("BEGIN HIDDEN TESTS").tag(config=True)
-    end = Unicode("END HIDDEN TESTS").tag(config=True)
     # shorter lines (")", "x = 1") are too common to identify test code, and would blank
     # unrelated output
     min_chars = Integer(6).tag(config=True)
 
     def preprocess(self, nb, resources):
-        block = re.compile(rf"^[ \t]*#+[ \t]*{re.escape(self.begin)}.*?^[ \t]*#+[ \t]*{re.escape(self.end)}[^\n]*\n?",
-                           re.MULTILINE | re.DOTALL)
+        clear = ClearHiddenTests(parent=self)
+        begin, end = clear.begin_test_delimeter, clear.end_test_delimeter
         needles: set[str] = set()
         for cell in nb.cells:
             if cell.cell_type != "code":
                 continue
-            for match in block.finditer(cell.source):
-                for line in match.group(0).splitlines()[1:-1]:
-                    line = line.strip()
-                    if len(line) >= self.min_chars:
-                        needles |= {line, json.dumps(line)[1:-1], repr(line)[1:-1], html.escape(line)}
-            cell.source = block.sub(PLACEHOLDER + "\n", cell.source).rstrip("\n")
+            kept, hidden = _split_hidden(cell.source, begin, end)
+            for line in hidden:
+                line = line.strip()
+                if len(line) >= self.min_chars:
+                    needles |= {line, json.dumps(line)[1:-1], repr(line)[1:-1], html.escape(line)}
+            cell.source = "\n".join(kept).rstrip("\n")
         for cell in nb.cells:
             if cell.cell_type == "code":
                 cell.outputs = [self._scrub_output(o, needles) for o in cell.outputs]
@@ -63,7 +66,25 @@ class ScrubHiddenTests(NbGraderPreprocessor):
         return output
 
 
+def _split_hidden(source: str, begin: str, end: str) -> tuple[list[str], list[str]]:
+    """(the source's lines with each hidden block as one placeholder, the hidden lines)."""
+    kept, hidden, inside = [], [], False
+    for line in source.splitlines():
+        if not inside and begin in line:
+            inside = True
+            kept.append(line[:len(line) - len(line.lstrip())] + PLACEHOLDER)
+        elif inside:
+            if end in line:
+                inside = False
+            else:
+                hidden.append(line)
+        else:
+            kept.append(line)
+    return kept, hidden
+
+
 def _drop_lines(text: str, needles: set[str]) -> str:
+    text = MARKER.sub("", text)
     return "".join(REMOVED + ("\n" if line.endswith("\n") else "")
                    if any(n in line for n in needles) else line
                    for line in text.splitlines(keepends=True))

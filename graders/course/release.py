@@ -6,7 +6,8 @@ from pathlib import Path
 
 from nbgrader.apps import NbGraderAPI
 
-from . import coursedir
+from .config import Course
+from .layout import CourseError, copy_sources, ensure_course_dir, resolve_assignments
 
 
 def release(course_dir: Path, assignments: list[str] | None = None,
@@ -16,18 +17,18 @@ def release(course_dir: Path, assignments: list[str] | None = None,
     ``keep_existing`` leaves an already released notebook alone: `make lab` serves
     course/release to the student, so regenerating it would wipe their answers.
     """
-    course_dir = coursedir.ensure_course_dir(course_dir)
-    names = coursedir.resolve_assignments(assignments)
+    course_dir = ensure_course_dir(course_dir)
+    names = resolve_assignments(assignments)
     if keep_existing:
         names = [n for n in names if not (course_dir / "release" / n / f"{n}.ipynb").exists()]
         if not names:
             return []
-    coursedir.copy_sources(course_dir, names)
-    api = NbGraderAPI(config=coursedir.nbgrader_config(course_dir))
+    copy_sources(course_dir, names)
+    api = NbGraderAPI(config=Course(course_dir).config)
     released = []
     for name in names:
         result = api.generate_assignment(name, force=True, create=True)
         if not result["success"]:
-            raise SystemExit(f"nbgrader could not release {name}:\n{result['log']}\n{result.get('error', '')}")
+            raise CourseError(f"nbgrader could not release {name}:\n{result['log']}\n{result.get('error', '')}")
         released.append(course_dir / "release" / name / f"{name}.ipynb")
     return released

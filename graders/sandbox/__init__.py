@@ -1,0 +1,15 @@
+"""Sandboxed execution of one notebook: limits, bubblewrap, the runner, the kernel guard.
+
+Never imports nbgrader: it runs a notebook and says how the run ended; what the cells mean
+(grades, test cells, hidden tests) is the autograde package's business.
+
+- ``limits``: the per-submission Limits (a traitlets Configurable: ``c.Limits.*``);
+- ``execute``: run one notebook in a private scratch folder and classify the ending;
+- ``bwrap``: the bubblewrap command line (what a submission can see, write and reach);
+- ``runner``: the child process, inside the sandbox, that drives the kernel;
+- ``guard``: code that runs *inside the kernel* before the student's, to detect tampering.
+"""
+
+# Cells the grader adds to a notebook carry this metadata key; the runner runs them without
+# counting them in the student's history.
+CANARY_KEY = "graders_canary"

@@ -1,0 +1,31 @@
+"""What one submission may use: memory, time, processes, output.
+
+A traitlets Configurable, so a course sets them in its nbgrader_config.py as
+``c.Limits.memory_mb = 4096`` and the command line's flags override that. The per-cell
+limit is nbgrader's own ``c.Execute.timeout``: graders.course.config resolves the two names
+into this one value (see there).
+"""
+
+from __future__ import annotations
+
+from traitlets import Float, Integer
+from traitlets.config import Configurable
+
+
+class Limits(Configurable):
+    memory_mb = Integer(2048, help="address space of the kernel and everything it starts (MiB)").tag(config=True)
+    cell_timeout_s = Float(120, help="seconds one cell may run (the course's Execute.timeout)").tag(config=True)
+    notebook_timeout_s = Float(600, help="seconds the whole notebook may run").tag(config=True)
+    max_processes = Integer(64, help="processes and threads of the submission").tag(config=True)
+    max_output_chars = Integer(100_000, help="output kept per cell; the rest is cut with a note").tag(config=True)
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return sorted(cls.class_trait_names(config=True))
+
+    def values(self) -> dict:
+        """Plain values: what crosses a process boundary (to a worker, to the runner)."""
+        return {name: getattr(self, name) for name in self.names()}
+
+    def __repr__(self) -> str:
+        return "Limits(" + ", ".join(f"{k}={v!r}" for k, v in self.values().items()) + ")"
