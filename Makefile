@@ -34,13 +34,15 @@ system-deps:
 	@bash .ci/system-deps
 
 test: $(STAMP) system-deps
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 notebooks: $(STAMP)
 	$(BIN)/python -m authoring
 
+# The demo course is built in $(COURSE_DIR)/demo (rebuilt from scratch each time).
 grade-demo: $(STAMP)
-	$(BIN)/python -m authoring.demo
+	COURSE_DIR=$(COURSE_DIR) $(BIN)/python -m authoring.demo
 
 benchmarks: $(STAMP)
 	$(BIN)/python benchmarks/notebooks.py

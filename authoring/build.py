@@ -1,4 +1,4 @@
-"""Build the source notebooks from percent-format scripts.
+"""Build the source notebooks from percent-format scripts (read by jupytext).
 
 Notebooks are written as plain Python in ``notebooks/src/<stem>.py`` so that they diff and
 review like code, and built into ``notebooks/<stem>.ipynb`` with nbgrader's markup. A cell
@@ -20,6 +20,7 @@ import re
 import sys
 from pathlib import Path
 
+import jupytext
 import nbformat
 
 REPO = Path(__file__).resolve().parent.parent
@@ -27,6 +28,7 @@ SOURCES = REPO / "notebooks" / "src"
 NOTEBOOKS = REPO / "notebooks"
 
 _HEADER = re.compile(r"^# %%(?P<rest>.*)$")
+_LAYOUT_KEYS = ("lines_to_next_cell", "lines_to_end_of_cell_marker", "cell_marker")
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
@@ -52,29 +54,28 @@ def parse_header(rest: str) -> dict:
     raise ValueError(f"unknown cell header '# %%{rest}'")
 
 
-def split_cells(text: str) -> list[tuple[dict, list[str]]]:
-    cells: list[tuple[dict, list[str]]] = []
-    for line in text.splitlines():
-        match = _HEADER.match(line)
-        if match:
-            cells.append((parse_header(match["rest"]), []))
-        elif cells:
-            cells[-1][1].append(line)
-        elif line.strip():
-            raise ValueError("text before the first '# %%' header")
+def split_cells(text: str) -> list[tuple[dict, str]]:
+    """(header, source) per cell: jupytext reads the percent format (cells, markdown
+    comments); the header's words become this project's nbgrader markup."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    if first and not _HEADER.match(first):
+        raise ValueError("text before the first '# %%' header")
+    cells = []
+    for cell in jupytext.reads(text, fmt="py:percent").cells:
+        # jupytext's own notes on blank lines between cells are not options of ours
+        meta = {k: v for k, v in cell.metadata.items() if k not in _LAYOUT_KEYS}
+        if cell.cell_type == "markdown":
+            if meta:
+                raise ValueError(f"unexpected options on a markdown cell: {meta}")
+            cells.append(({"kind": "markdown"}, cell.source))
+            continue
+        rest = " " + meta.pop("title", "")
+        if "points" in meta:
+            rest += f" points={meta.pop('points')}"
+        if meta:
+            raise ValueError(f"unknown cell options {meta} in '# %%{rest}'")
+        cells.append((parse_header(rest.rstrip()), cell.source))
     return cells
-
-
-def _markdown_source(lines: list[str]) -> str:
-    out = []
-    for line in lines:
-        if line.startswith("# "):
-            out.append(line[2:])
-        elif line.strip() in ("#", ""):
-            out.append("")
-        else:
-            raise ValueError(f"markdown line does not start with '# ': {line!r}")
-    return "\n".join(out).strip("\n")
 
 
 def _nbgrader_metadata(header: dict) -> dict:
@@ -102,11 +103,11 @@ def build(source: Path) -> nbformat.NotebookNode:
     stem = source.stem
     nb = nbformat.v4.new_notebook()
     nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
-    for index, (header, lines) in enumerate(split_cells(source.read_text())):
+    for index, (header, text) in enumerate(split_cells(source.read_text())):
         if header["kind"] == "markdown":
-            cell = nbformat.v4.new_markdown_cell(_markdown_source(lines))
+            cell = nbformat.v4.new_markdown_cell(text.strip("\n"))
         else:
-            cell = nbformat.v4.new_code_cell("\n".join(lines).strip("\n"))
+            cell = nbformat.v4.new_code_cell(text.strip("\n"))
             if "grade_id" in header:
                 cell.metadata["nbgrader"] = _nbgrader_metadata(header)
         cell.id = _cell_id(stem, index, header)

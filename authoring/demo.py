@@ -1,9 +1,10 @@
 """`make grade-demo`: a demo course graded end to end, its summary table printed.
 
-Builds DIR/demo (DIR: the COURSE_DIR environment variable, else course/; gitignored) from notebooks/: per notebook, submissions with the
-reference answers, the untouched release (blank), every other exercise answered with a
-plausible wrong answer, an alternative correct answer, and one broken (not JSON) file; then runs
-`course autograde`, `course feedback` and `course export` on it.
+Builds DIR/demo (DIR: the COURSE_DIR environment variable, else course/; gitignored) from
+notebooks/: per notebook, submissions with the reference answers, the untouched release
+(blank), every other exercise answered with a plausible wrong answer, an alternative correct
+answer, and one broken (not JSON) file; then runs `course autograde`, `course feedback` and
+`course export` on it.
 """
 
 from __future__ import annotations

@@ -62,6 +62,11 @@ def tiny_batch(course: Path) -> None:
         "        print(list(get_ipython().history_manager.input_hist_raw))\n"
         "        raise RuntimeError(''.join(traceback.format_stack()))\n"
         "    return a + b")}))
+    # prints every cell's source (hidden tests included) before it runs: tampering, and the
+    # printed test code must still stay out of the feedback
+    gc.submit(course, "hooked", "tiny", gc.answers(ref, **{"tiny-add": (
+        "get_ipython().events.register('pre_run_cell', lambda info: print(info.raw_cell))\n"
+        "def add(a, b):\n    return a + b")}))
     deleted = nbformat.from_dict(json.loads(json.dumps(ref)))
     deleted.cells = [c for c in deleted.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "tiny-mul-test"]
     gc.submit(course, "deleted", "tiny", deleted)
@@ -87,7 +92,8 @@ def graded(tmp_path_factory):
     course = tmp_path_factory.mktemp("grading") / "course"
     tiny_batch(course)
     elsewhere = tmp_path_factory.mktemp("elsewhere")
-    ran = run_course("autograde", "--course-dir", str(course), "--workers", "2", *LIMITS, *_sandbox_flags(), cwd=elsewhere)
+    ran = run_course("autograde", "--course-dir", str(course), "--workers", "2", *LIMITS, *_sandbox_flags(),
+                     cwd=elsewhere)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     return course, ran, elsewhere
 
@@ -99,7 +105,7 @@ def test_every_status_with_score_and_reason(graded):
     expected = {"ref/tiny": "ok", "blank/tiny": "ok", "wrong/tiny": "ok", "leak/tiny": "ok",
                 "deleted/tiny": "invalid", "badmeta/tiny": "invalid", "broken/tiny": "invalid",
                 "misnamed/tiny": "missing", "slow/tiny": "timeout", "dies/tiny": "crashed",
-                "greedy/tiny": "memory", "ref/warny": "ok", "blank/warny": "missing"}
+                "greedy/tiny": "memory", "ref/warny": "ok", "blank/warny": "missing", "hooked/tiny": "invalid"}
     assert {k: status[k] for k in expected} == expected
     students = {p.name for p in (course / "submitted").iterdir()}
     assert set(records) == {f"{s}/{a}" for s in students for a in ("tiny", "warny")}
@@ -113,8 +119,15 @@ def test_every_status_with_score_and_reason(graded):
     # the table: one row per submission, with its status and reason
     lines = ran.stdout.splitlines()
     assert lines[0].split()[:5] == ["student", "assignment", "status", "score", "seconds"]
-    assert any(l.split()[:4] == ["broken", "tiny", "invalid", "0/5"] for l in lines), ran.stdout
-    assert any(l.split()[:4] == ["ref", "tiny", "ok", "5/5"] for l in lines)
+    assert any(line.split()[:4] == ["broken", "tiny", "invalid", "0/5"] for line in lines), ran.stdout
+    assert any(line.split()[:4] == ["ref", "tiny", "ok", "5/5"] for line in lines)
+
+
+def test_a_change_seen_by_many_checks_is_said_once(graded):
+    course, _, _ = graded
+    reason = json.loads((course / "grading_status.json").read_text())["hooked/tiny"]["reason"]
+    assert reason.count("pre_run_cell") == 1, reason
+    assert "first seen" in reason and "checks saw it" in reason, reason
 
 
 def test_torch_warning_on_stderr_keeps_points(graded):
@@ -144,10 +157,16 @@ def test_feedback_shows_results_not_hidden_tests(graded):
     ran = run_course("feedback", "--course-dir", str(course), cwd=elsewhere)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     pages = {p.parent.parent.name: p.read_text() for p in (course / "feedback").glob("*/tiny/tiny.html")}
-    assert {"ref", "wrong", "leak"} <= set(pages)
+    records = json.loads((course / "grading_status.json").read_text())
+    rows = {key.split("/")[0]: r for key, r in records.items() if r["assignment"] == "tiny"}
+    assert set(pages) == set(rows), "a page for every student with a row, whatever the status"
     for student, page in pages.items():
         for needle in (gc.LEAK_MARK, "add(-7,", "BEGIN HIDDEN", "hidden check failed\\"):
             assert needle not in page, f"{student}'s feedback shows hidden test code ({needle})"
+        assert f"Grading status: {rows[student]['status']}." in page, student
+    assert "No notebook was found" in pages["misnamed"]
+    assert "could not be graded" in pages["hooked"] and "pre_run_cell" in pages["hooked"]
+    assert "ran too long" in pages["slow"] and "not graded (invalid)" in pages["broken"]
     assert "mul(2, 3) should be 6: did you add?" in pages["wrong"]      # visible test message
     assert "RuntimeError" in pages["leak"]                               # the result, reduced
     assert "hidden tests" in pages["ref"]                                # the placeholder

@@ -17,9 +17,9 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
-from conftest import require_program
 from nbclient import NotebookClient
 
+from conftest import require_program
 from graders.autograde.integrity import execute_checked
 from graders.sandbox import bwrap as sb
 from graders.sandbox.execute import execute
@@ -388,7 +388,8 @@ def test_hostile_and_honest_graded_together_through_course_autograde(tmp_path):
     _, release = gc.release(course, {"tiny": gc.build("tiny", gc.TINY)})["tiny"]
     add_ok = "def add(a, b):\n    return a + b"
     mul_ok, mul_wrong = "def mul(a, b):\n    return a * b", "def mul(a, b):\n    return a + b"
-    snoop = (f"import os\nprint('EXISTS', os.path.exists({str(course)!r}))\ntry:\n    open({str(course / 'gradebook.db')!r}, 'w').write('x')\n"
+    snoop = (f"import os\nprint('EXISTS', os.path.exists({str(course)!r}))\n"
+             f"try:\n    open({str(course / 'gradebook.db')!r}, 'w').write('x')\n"
              "except OSError:\n    pass\n")
     gc.submit(course, "honest", "tiny", gc.answers(release, **{"tiny-add": add_ok, "tiny-mul": mul_ok}))
     gc.submit(course, "wrong", "tiny", gc.answers(release, **{"tiny-add": add_ok, "tiny-mul": mul_wrong}))

@@ -10,8 +10,8 @@ print ``inspect.stack()`` or ``get_ipython().history``. So, before rendering:
 - each error output is reduced to ``ename: evalue`` (no traceback frames);
 - in every output of every cell, any line containing a line of hidden-test source (raw,
   repr/JSON-escaped or HTML-escaped) is replaced by a placeholder line;
-- misconception markers (``[mc:...]``, helpers.checks.MARKER) are removed: they are for the
-  instructor's report, not for the student.
+- misconception markers (``[mc:...]``, helpers.checks.MARKER) are removed from sources and
+  outputs: they are for the instructor's report, not for the student.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class ScrubHiddenTests(NbGraderPreprocessor):
                 line = line.strip()
                 if len(line) >= self.min_chars:
                     needles |= {line, json.dumps(line)[1:-1], repr(line)[1:-1], html.escape(line)}
-            cell.source = "\n".join(kept).rstrip("\n")
+            cell.source = MARKER.sub("", "\n".join(kept)).rstrip("\n")
         for cell in nb.cells:
             if cell.cell_type == "code":
                 cell.outputs = [self._scrub_output(o, needles) for o in cell.outputs]

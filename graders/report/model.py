@@ -143,7 +143,8 @@ def _gradebook_scores(course_dir: Path, assignment: str) -> dict[str, dict[str, 
         try:
             found = gb.find_assignment(assignment)
         except MissingEntry:
-            raise ReportError(f"{assignment} was never graded in {course_dir}: run `course autograde {assignment}`") from None
+            raise ReportError(f"{assignment} was never graded in {course_dir}: "
+                              f"run `course autograde {assignment}`") from None
         scores = {}
         for submission in found.submissions:
             scores[submission.student_id] = {g.name: (float(g.score), float(g.max_score))

@@ -22,9 +22,21 @@ from pathlib import Path
 from helpers.misconceptions import CATALOGUE
 
 from . import draw
-from .model import (CORRECT, NOT_GRADED, RESERVED, UNANSWERED, UNCLASSIFIED, AssignmentResults,
-                           ReportError, assignment_counts, exercise_counts, graded_assignments, load,
-                           misconceptions, problems)
+from .model import (
+    CORRECT,
+    NOT_GRADED,
+    RESERVED,
+    UNANSWERED,
+    UNCLASSIFIED,
+    AssignmentResults,
+    ReportError,
+    assignment_counts,
+    exercise_counts,
+    graded_assignments,
+    load,
+    misconceptions,
+    problems,
+)
 
 WHOLE = "(assignment)"
 COLUMNS = ("assignment", "exercise", "misconception", "students", "share", "of", "description")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import bwrap
+from . import CANARY_KEY, bwrap
 from .limits import Limits
 
 STATUSES = ("ok", "timeout", "memory", "crashed")
@@ -189,11 +189,13 @@ def classify(result, stderr: str, killed: bool, limits: Limits, seconds: float) 
 
 
 def cell_label(nb, index) -> str:
-    """'#7 (grade_id ex2_test)': the position a person counts, and nbgrader's name if any."""
+    """'#7 (grade_id ex2_test)': the position a person counts (the grader's own cells not
+    counted), and nbgrader's name if any."""
     if index is None or index >= len(nb.cells):
         return "?"
+    position = 1 + sum(CANARY_KEY not in c.get("metadata", {}) for c in nb.cells[:index])
     grade_id = nb.cells[index].get("metadata", {}).get("nbgrader", {}).get("grade_id")
-    return f"#{index + 1}" + (f" ({grade_id})" if grade_id else "")
+    return f"#{position}" + (f" ({grade_id})" if grade_id else "")
 
 
 MEMORY_MARKERS = ("DefaultCPUAllocator: can't allocate memory", "std::bad_alloc", "Cannot allocate memory")
