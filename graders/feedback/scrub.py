@@ -36,7 +36,7 @@ class ScrubHiddenTests(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         clear = ClearHiddenTests(parent=self)
         begin, end = clear.begin_test_delimeter, clear.end_test_delimeter
-        needles: set[str] = set()
+        needles: set[str] = {begin, end}  # a printed cell source shows the delimiters too
         for cell in nb.cells:
             if cell.cell_type != "code":
                 continue
