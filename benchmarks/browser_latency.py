@@ -120,8 +120,8 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     import test_browser as browser_test
-    from graders import submissions
-    from graders.release import release
+    from authoring import submissions
+    from graders.course.release import release
     from labserver import start_lab
 
     stems = args.notebooks or sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))

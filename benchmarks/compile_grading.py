@@ -27,9 +27,8 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
 
 import notebooks as notebook_bench  # noqa: E402  (benchmarks/notebooks.py)
-
-from graders import submissions  # noqa: E402
-from graders.release import release  # noqa: E402
+from authoring import submissions  # noqa: E402
+from graders.course.release import release  # noqa: E402
 
 STEM = "06_compile"
 

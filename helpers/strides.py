@@ -326,14 +326,14 @@ def draw_layout(result: StrideResult, ax=None):
     storage_y = -2.2 if rows <= 4 else -1.6
     patches, colours = [], []
     used = {}
-    for index, cell in cells.items():
+    for cell in cells.values():
         used[cell] = used.get(cell, 0) + 1
     # numbers fit their cells: a cell's side in points, from whichever of width or height limits it
     box = ax.get_position()
     w_in, h_in = fig.get_size_inches()
     cell_pt = 72 * min(box.width * w_in / (width + 0.2), box.height * h_in / (rows - storage_y + 0.3))
     size = max(9, min(LABEL_PT, cell_pt * 0.42))
-    for k, (index, cell) in enumerate(cells.items()):
+    for k, cell in enumerate(cells.values()):
         r, c = divmod(k, cols)
         face = _colour(cell, n_storage)
         patches.append(Rectangle((c, rows - 1 - r), 0.94, 0.94))

@@ -7,7 +7,7 @@ import csv
 from collections import Counter
 from pathlib import Path
 
-from graders import submissions
+from authoring import submissions
 from helpers.checks import MARKER
 
 WHOLE = "(assignment)"
@@ -66,7 +66,7 @@ def assert_counts(course: Path, assignment: str, exercises: list[str],
     got, ofs = csv_counts(course / "reports" / f"{assignment}.csv", keep)
     assert ofs == {len(known)}, f"the report counts {ofs} students, the batch has {len(known)}"
     if got != expected:
-        from graders.report_model import load
+        from graders.report.model import load
         results = load(course, assignment)
         wrong = sorted({k for k in set(got) | set(expected) if got.get(k) != expected.get(k)})
         detail = [f"  {e} / {o}: report {got.get((e, o), 0)}, known {expected.get((e, o), 0)}" for e, o in wrong]

@@ -32,7 +32,7 @@ def test_the_five_steps_match_plain_sgd(lr):
     anatomy = la.record(la.LINES, iterations=2, lr=lr)
     w, b = start()
     rows = iter(anatomy.states)
-    for iteration in (1, 2):
+    for _iteration in (1, 2):
         (gw, gb), loss = reference_grads(w, b)
         zero, fwd, lossrow, back, step = (next(rows) for _ in range(5))
         assert zero.param("weight").grad == "None" and zero.graph_nodes in (0, 5)

@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
-from graders import submissions
+from authoring import submissions
 from helpers.checks import MARKER, UNANSWERED
 from helpers.misconceptions import CATALOGUE, Misconception
 

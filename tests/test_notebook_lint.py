@@ -6,7 +6,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from graders import authoring, submissions
+from authoring import build as authoring
+from authoring import submissions
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 import grading_course
+from authoring import submissions
 from conftest import REPO, require_program
-from graders import autograde as harness
-from graders import coursedir, submissions
-from graders.execution import Limits
+from graders.autograde import batch as harness
+from graders.course import layout as coursedir
+from graders.sandbox.limits import Limits
 from report_counts import RESERVED, WHOLE, assert_counts, csv_counts, read_csv, wrong_outcome
 
 CHROMIUM = "/usr/bin/chromium"
@@ -153,8 +154,9 @@ def test_html_names_whom_to_look_at_and_is_self_contained(mc_class):
 
 
 def test_an_exercise_without_identifiers_counts_as_unclassified():
-    from graders.report_model import UNCLASSIFIED, cell_outcome
     from nbformat.v4 import new_code_cell, new_output
+
+    from graders.report.model import UNCLASSIFIED, cell_outcome
 
     cell = new_code_cell("assert double(2) == 4")
     cell.outputs = [new_output("error", ename="AssertionError", evalue="double(2) should be 4", traceback=[])]
@@ -170,14 +172,11 @@ DEMO_STEM = coursedir.available_assignments()[0]
 
 @pytest.fixture(scope="module")
 def demo_class(tmp_path_factory):
-    """graders.demo.build into a temporary course, for one notebook, graded and reported."""
-    from graders import demo
+    """authoring.demo.build into a temporary course, for one notebook, graded and reported."""
+    from authoring import demo
 
     course = tmp_path_factory.mktemp("demo") / "course"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(demo, "DEMO_DIR", course)
-        patch.setattr(demo.coursedir, "available_assignments", lambda: [DEMO_STEM])
-        demo.build()
+    demo.build(course, [DEMO_STEM])
     records = harness.autograde(course, [DEMO_STEM], workers=2, sandbox=True, progress=False)
     statuses = {r.student: r.status for r in records}
     assert statuses == {"reference": "ok", "blank": "ok", "alternative": "ok", "partly_wrong": "ok",
@@ -262,7 +261,8 @@ def test_an_assignment_never_graded_exits_2(tmp_path):
     assert "nothing graded yet" in course_report(course).stderr
     assert not (course / "reports").exists()
     # once graded, a name the gradebook does not know still stops the whole run, before writing
-    (source, released), = grading_course.release(course, {"tiny": grading_course.build("tiny", grading_course.TINY)}).values()
+    (source, released), = grading_course.release(
+        course, {"tiny": grading_course.build("tiny", grading_course.TINY)}).values()
     submissions.submit(course, "ref", "tiny", submissions.reference(source, released))
     harness.autograde(course, ["tiny"], workers=1, sandbox=True, progress=False)
     for args in (("nosuch",), ("tiny", "nosuch")):

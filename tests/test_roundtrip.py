@@ -8,7 +8,7 @@ import pytest
 
 import nbgrading
 import report_counts
-from graders import submissions
+from authoring import submissions
 from graders.report import report
 
 STEMS = sorted(p.stem for p in (Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))

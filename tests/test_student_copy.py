@@ -1,5 +1,5 @@
 """The untouched student copy runs to its last cell: every answer and test cell is tagged
-``raises-exception`` by the release (graders/student_copy.py), every test cell fails with one
+``raises-exception`` by the release (graders/course/student_copy.py), every test cell fails with one
 "not answered yet" line whose evalue carries [mc:unanswered], and every other cell succeeds.
 
 nbclient, like JupyterLab, lets a tagged cell fail and runs on; an untagged cell that fails
@@ -21,7 +21,7 @@ STEMS = sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))
 
 @pytest.fixture(scope="module")
 def released(tmp_path_factory):
-    from graders.release import release
+    from graders.course.release import release
 
     course = tmp_path_factory.mktemp("student-copy") / "course"
     release(course, STEMS)
