@@ -1,0 +1,153 @@
+"""The course's configuration: DIR/nbgrader_config.py, read by `course` as nbgrader reads it.
+
+One file serves both `course` and nbgrader's own tools (`nbgrader generate_feedback`, the
+formgrader's buttons, Release/Collect): it carries the exchange root, the student copy's
+extra release step and the hidden-test scrubber of the feedback, so that every path
+through nbgrader sees the same course. `course` loads it the way nbgrader's apps do
+(Jupyter's config path, then the course directory's file) and layers on top only what
+its own design needs; each of those overrides that collides with a setting in the file is
+said once at start-up, with its reason (``Course.notes``).
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+
+from graders.sandbox.limits import Limits
+
+COURSE_ID = "torch-mental-model"
+FILENAME = "nbgrader_config.py"
+SCRUBBER = "graders.feedback.scrub.ScrubHiddenTests"
+BANNER = "graders.feedback.banner.StatusBanner"
+TAGGER = "graders.course.student_copy.TagCellsThatMayFail"
+
+CONFIG_TEXT = f'''\
+# Written by `course`; edit freely; `course` only rewrites this file when it is missing.
+# nbgrader's own tools (nbgrader generate_feedback, the formgrader) read this file too.
+c = get_config()  # noqa
+c.CourseDirectory.course_id = "{COURSE_ID}"
+c.CourseDirectory.root = __file__.rsplit("/", 1)[0]
+# Release/Collect in the formgrader: the exchange lives in the course directory.
+c.Exchange.root = c.CourseDirectory.root + "/exchange"
+# The per-cell time limit of autograding (notebooks that train small models need more than
+# nbgrader's 30 s); `course autograde --cell-timeout` overrides it for one run.
+c.Execute.timeout = 120
+# The student copy tags answer and test cells raises-exception, so Run All goes past them.
+c.GenerateAssignment.preprocessors = [
+    "nbgrader.preprocessors.IncludeHeaderFooter", "nbgrader.preprocessors.InstantiateTests",
+    "nbgrader.preprocessors.LockCells", "nbgrader.preprocessors.ClearSolutions",
+    "nbgrader.preprocessors.ClearOutput", "nbgrader.preprocessors.CheckCellMetadata",
+    "nbgrader.preprocessors.ComputeChecksums", "nbgrader.preprocessors.SaveCells",
+    "nbgrader.preprocessors.ClearHiddenTests", "nbgrader.preprocessors.ClearMarkScheme",
+    "nbgrader.preprocessors.ComputeChecksums", "nbgrader.preprocessors.CheckCellMetadata",
+    "{TAGGER}",
+]
+# Feedback (from `course feedback` and from the formgrader alike): hidden tests' code and
+# misconception markers removed, the grading status on top.
+c.GenerateFeedback.preprocessors = [
+    "{SCRUBBER}", "{BANNER}",
+    "nbgrader.preprocessors.GetGrades", "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]
+# Limits of `course autograde` per submission (flags of the same name override these):
+# c.Limits.memory_mb = 2048
+# c.Limits.notebook_timeout_s = 600
+# c.Limits.max_processes = 64
+# c.Limits.max_output_chars = 100000
+'''
+
+
+def load(course_dir: Path) -> Config:
+    """What nbgrader's apps load: nbgrader_config.py from Jupyter's config path (lowest
+    priority first), then the one in the course directory."""
+    from jupyter_core.paths import jupyter_config_path
+
+    config = Config()
+    folders = [*reversed(jupyter_config_path()), str(course_dir)]
+    for folder in dict.fromkeys(folders):
+        if (Path(folder) / FILENAME).is_file():
+            config.merge(PyFileConfigLoader(FILENAME, folder).load_config())
+    return config
+
+
+def _name(step) -> str:
+    return step if isinstance(step, str) else f"{step.__module__}.{step.__qualname__}"
+
+
+class Course:
+    """The course's Config with `course`'s necessary overrides, and what they overrode."""
+
+    def __init__(self, course_dir: Path):
+        self.dir = Path(course_dir).resolve()
+        self.file = load(self.dir)
+        self.config = copy.deepcopy(self.file)  # (Config.merge would share its sections)
+        self.notes: list[str] = []
+        self._set("CourseDirectory", "root", str(self.dir),
+                  "the course directory is the one `course` was given (--course-dir)")
+        if "course_id" not in self.config.CourseDirectory:
+            self.config.CourseDirectory.course_id = COURSE_ID
+        if "root" not in self.config.Exchange:
+            self._missing("Exchange.root", "the formgrader's Release/Collect would look for "
+                          "nbgrader's default exchange")
+            self.config.Exchange.root = str(self.dir / "exchange")
+        if TAGGER not in map(_name, self.config.GenerateAssignment.get("preprocessors", [])):
+            from nbgrader.converters import GenerateAssignment
+            steps = list(self.config.GenerateAssignment.get(
+                "preprocessors", GenerateAssignment.class_traits()["preprocessors"].default()))
+            self.config.GenerateAssignment.preprocessors = steps + [TAGGER]
+        feedback = list(map(_name, self.config.GenerateFeedback.get("preprocessors", [])))
+        if SCRUBBER not in feedback or BANNER not in feedback:
+            self._missing("GenerateFeedback.preprocessors (the scrubber and the status banner)",
+                          "nbgrader generate_feedback and the formgrader would show hidden tests")
+            from nbgrader.converters import GenerateFeedback
+            steps = feedback or list(map(_name, GenerateFeedback.class_traits()["preprocessors"].default()))
+            self.config.GenerateFeedback.preprocessors = (
+                [SCRUBBER, BANNER] + [s for s in steps if s not in (SCRUBBER, BANNER)])
+        # deleted test cells come back from the gradebook rather than silently scoring nothing
+        self._set("OverwriteCells", "add_missing_cells", True,
+                  "a test cell deleted from a submission is restored from the gradebook")
+        ignored = sorted(k for k in self.file.get("Execute", {}) if k != "timeout") + \
+            sorted(k for k in self.file.get("ExecutePreprocessor", {}) if k != "timeout")
+        if ignored:
+            self.notes.append(f"Execute.{', Execute.'.join(ignored)} not used: `course autograde` "
+                              "executes in its own sandboxed runner (Execute.timeout and c.Limits.* apply)")
+
+    def _set(self, section: str, key: str, value, why: str) -> None:
+        given = self.file.get(section, {}).get(key, value)
+        if given != value:
+            self.notes.append(f"{section}.{key} = {given!r} overridden by {value!r}: {why}")
+        getattr(self.config, section)[key] = value
+
+    def _missing(self, option: str, why: str) -> None:
+        self.notes.append(f"{option} missing from {FILENAME}: added for this run ({why}; "
+                          f"delete the file and run `course release` to regenerate it)")
+
+    def limits(self, **flags) -> Limits:
+        """Limits from ``c.Limits.*``, the per-cell one from ``c.Execute.timeout``, each
+        overridden by a flag given (None: not given). The result is written back into the
+        config, so nbgrader's Execute and the runner agree on one per-cell limit."""
+        given = {k: v for k, v in flags.items() if v is not None}
+        if "cell_timeout_s" not in given:
+            from_limits = self.file.get("Limits", {}).get("cell_timeout_s")
+            from_execute = self.file.get("Execute", {}).get(
+                "timeout", self.file.get("ExecutePreprocessor", {}).get("timeout"))
+            if from_limits is not None and from_execute is not None and from_limits != from_execute:
+                self.notes.append(f"Execute.timeout = {from_execute!r} overridden by "
+                                  f"Limits.cell_timeout_s = {from_limits!r}: one per-cell limit")
+            cell = from_limits if from_limits is not None else from_execute
+            if cell is not None and cell > 0:
+                given["cell_timeout_s"] = float(cell)
+        limits = Limits(config=self.config, **given)
+        self.config.Execute.timeout = int(limits.cell_timeout_s)
+        return limits
+
+    def nbgrader(self, **overrides) -> Config:
+        """A copy of the config with `course`'s internal per-step settings on top."""
+        config = copy.deepcopy(self.config)
+        for section, values in overrides.items():
+            for key, value in values.items():
+                getattr(config, section)[key] = value
+        return config
