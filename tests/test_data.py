@@ -6,7 +6,8 @@ import math
 import matplotlib
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from torch.utils.data import DataLoader, DistributedSampler, WeightedRandomSampler
 
 matplotlib.use("Agg")
