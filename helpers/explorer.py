@@ -128,7 +128,7 @@ class Explorer(widgets.VBox):
         """A slider gets a linked number box (typed values); anything else stays as it is."""
         if isinstance(control, widgets.FloatSlider):
             box = widgets.BoundedFloatText(value=control.value, min=control.min, max=control.max,
-                                           step=control.step, layout=widgets.Layout(width="80px"))
+                                           step=control.step, layout=widgets.Layout(width="100px"))
         elif isinstance(control, widgets.IntSlider):
             box = widgets.BoundedIntText(value=control.value, min=control.min, max=control.max,
                                          step=control.step, layout=widgets.Layout(width="70px"))

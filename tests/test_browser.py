@@ -398,9 +398,12 @@ def test_notebook_runs_and_instruments_respond(lab, stem):
     # restored from the saved widget state, or the PNG the output also carries), no error
     context, page, panel, blocked = lab.open(f"completed/{stem}.ipynb", f"reopen-{stem}")
     try:
-        cells = [c for c in panel.locator(".jp-CodeCell").all()
-                 if explore_calls_in(c.locator(".jp-InputArea-editor").inner_text())]
-        assert len(cells) <= expected
+        nb = submissions_read(lab.root / "completed" / f"{stem}.ipynb")
+        sources = [c.source for c in nb.cells if c.cell_type == "code"]
+        code_cells = panel.locator(".jp-CodeCell").all()
+        assert len(code_cells) == len(sources), f"{stem}: the reopened notebook lost cells"
+        cells = [c for c, source in zip(code_cells, sources) if explore_calls_in(source)]
+        assert bool(cells) == bool(expected), f"{stem}: no instrument cell found on reopening"
         for cell in cells:
             cell.scroll_into_view_if_needed()
             page.wait_for_function("el => [...el.querySelectorAll('.jp-OutputArea img')]"
