@@ -1,4 +1,6 @@
-"""`make lab` releases the course and serves the student copies with JupyterLab on 127.0.0.1.
+"""`make lab` releases the course and serves the student copies with JupyterLab on 127.0.0.1,
+with the student's lab configuration (lab/): its output has no errors or warnings about
+nbgrader's instructor tools.
 
 Runs the real Makefile target (with COURSE_DIR in a temporary folder) in its own process
 group on a free port, reads the token from the URL the server prints, and asks the contents
@@ -68,7 +70,14 @@ def test_make_lab_serves_the_release(tmp_path):
             assert "### BEGIN SOLUTION" not in sources, f"{stem}: the served copy holds the solutions"
     finally:
         stop_lab(process, home)
-    assert "127.0.0.1" in log.read_text(errors="replace")
+    output = log.read_text(errors="replace")
+    assert "127.0.0.1" in output
+    # what the student's terminal shows: no red errors, no warnings about instructor tools
+    problems = [line for line in output.splitlines()
+                if line.startswith("[E ") or "No nbgrader_config.py" in line
+                or "not a subdirectory of the notebook server root" in line
+                or "formgrader" in line.lower() or "exchange" in line.lower()]
+    assert not problems, "make lab printed errors or misleading warnings:\n" + "\n".join(problems)
 
     # the student answers something, stops the lab, and starts it again
     copy = course / "release" / STEMS[0] / f"{STEMS[0]}.ipynb"
