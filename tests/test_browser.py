@@ -90,8 +90,8 @@ def lab(tmp_path_factory):
     require_program(CHROMIUM, "chromium")
     from playwright.sync_api import sync_playwright
 
-    from graders import submissions
-    from graders.release import release
+    from authoring import submissions
+    from graders.course.release import release
 
     tmp = tmp_path_factory.mktemp("browser")
     course, root = tmp / "course", tmp / "lab"
