@@ -102,11 +102,12 @@ def single_threaded(function):
     return wrapper
 
 
-def collect(model: nn.Module, x: torch.Tensor, kinds=tuple(ACTIVATIONS.values()),
+def collect(model: nn.Module, x: torch.Tensor, kinds: tuple | None = None,
             range_: tuple[float, float] | None = None) -> list[LayerStats]:
     """Statistics of every ``kinds`` module's output in one forward pass, via forward hooks.
 
     Every hook is removed before returning, also when the forward pass raises."""
+    kinds = tuple(ACTIVATIONS.values()) if kinds is None else kinds
     outputs: list[tuple[str, torch.Tensor]] = []
     handles = []
     try:

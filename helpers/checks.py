@@ -27,7 +27,6 @@ from collections.abc import Mapping, Sequence
 
 import torch
 
-
 # A message may carry a misconception identifier as "[mc:broadcast.outer-product]" anywhere
 # in its text. The student never sees the marker; the error's evalue keeps it at the end so
 # that `course report` can count misconceptions from autograded notebooks alone.

@@ -275,7 +275,8 @@ CATALOGUE.update({
         ("02_autograd-fanout",)),
     "autograd.quiz-type": Misconception(
         "a count, number or boolean quiz can be answered with another type",
-        ("02_autograd-quiz-leaves", "02_autograd-quiz-seed", "02_autograd-fanout", "02_autograd-quiz-accumulate", "02_autograd-quiz-no-grad")),
+        ("02_autograd-quiz-leaves", "02_autograd-quiz-seed", "02_autograd-fanout",
+         "02_autograd-quiz-accumulate", "02_autograd-quiz-no-grad")),
     "function.backward": Misconception(
         "a custom backward need not return grad_out times the local derivative",
         ("02_autograd-function",)),

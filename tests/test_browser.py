@@ -282,7 +282,7 @@ def nudge(page, explorer, before: str) -> str | None:
             select.select_option(value=value)
             if changed():
                 return f"dropdown -> {option.inner_text()!r}"
-            undone(lambda: select.select_option(value=current))
+            undone(lambda select=select, current=current: select.select_option(value=current))
     for button in explorer.locator(".widget-toggle-button:not(.mod-active)").all()[:1]:
         button.click()
         if changed():

@@ -19,8 +19,7 @@ import nbformat
 import pytest
 
 from conftest import IN_CI, REPO
-from labserver import (LabServer, free_port, isolated_env, kill_group, kill_kernels, spawn, wait_for_api,
-                       wait_for_token)
+from labserver import LabServer, free_port, isolated_env, kill_group, kill_kernels, spawn, wait_for_api, wait_for_token
 
 STEMS = sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))
 def run_lab(make: str, course: Path, home: Path, log: Path):

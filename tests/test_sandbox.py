@@ -247,6 +247,24 @@ def test_output_flood_is_cut_with_a_note(workdir):
     assert texts(outcome.notebook.cells[1]) == "next cell\n"
 
 
+LOADER = """
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+data = TensorDataset(torch.arange(64.).reshape(32, 2))
+total = sum(float(b[0].sum()) for b in DataLoader(data, batch_size=4, num_workers=2))
+print(total)
+"""
+
+
+def test_dataloader_workers_run_and_shared_memory_is_capped(workdir):
+    # 05_data asks for num_workers > 0: the workers hand batches back through /dev/shm
+    shm = "import shutil\nprint(shutil.disk_usage('/dev/shm').total // 2**20)"
+    outcome = run(notebook(LOADER, shm), workdir)
+    assert outcome.status == "ok", outcome.reason
+    assert texts(outcome.notebook.cells[0]).strip() == str(float(sum(range(64))))
+    assert int(texts(outcome.notebook.cells[1])) == sb.SHM_BYTES // 2**20
+
+
 # --- tampering -------------------------------------------------------------------------------
 
 SETUP = "import torch, numpy as np\nfrom helpers import checks\nx = torch.tensor([1., 2.])"

@@ -7,7 +7,8 @@ their source folders themselves must be bound, at the same paths the editable fi
 maps). Everything else — the repository, the course directory wherever it is (source/,
 release/, gradebook.db, other students), /root and /home, the host's /tmp — is simply
 absent. The only writable places are ``workdir`` (the submission's private scratch
-copy) and a private, size-capped tmpfs /tmp.
+copy), a private, size-capped tmpfs /tmp, and a private, capped /dev/shm (where
+DataLoader workers pass batches back).
 
 No network: a new network namespace has only its own loopback (the kernel's sockets
 work; the host's 127.0.0.1 listeners are unreachable). A new pid namespace whose init
@@ -33,6 +34,7 @@ import graders
 import helpers
 
 TMP_BYTES = 512 * 2**20   # /tmp is memory: cap it (RLIMIT_AS does not cover tmpfs)
+SHM_BYTES = 256 * 2**20   # DataLoader workers hand batches over in /dev/shm: without it they die
 SYSTEM_RO = ("/usr", "/etc", "/opt", "/sys")
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
 UID_BASE = 200_000        # far above real accounts; no passwd entry needed
@@ -86,6 +88,7 @@ def wrap(argv: list[str], workdir: Path, limits) -> list[str]:
         if os.path.islink(link):
             cmd += ["--symlink", os.readlink(link), link]
     cmd += ["--dev", "/dev", "--proc", "/proc",
+            "--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
             "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
     made: set[Path] = {Path("/"), Path("/tmp")}
     for path in python_paths() + package_paths():
