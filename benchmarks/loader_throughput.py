@@ -16,23 +16,11 @@ main process fight over the cores and the 0-worker column measures that contenti
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import torch
 from torch.utils.data import DataLoader
 
 from helpers import datasets
-
-
-def epoch_seconds(loader, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _batch in loader:
-            pass
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -51,7 +39,7 @@ def main() -> None:
         for workers, persistent in ((0, False), (2, False), (2, True)):
             loader = DataLoader(dataset, batch_size=64, num_workers=workers,
                                 persistent_workers=persistent, timeout=60 if workers else 0)
-            rates.append(len(dataset) / epoch_seconds(loader, args.repeat))
+            rates.append(len(dataset) / datasets.seconds_per_epoch(loader, args.repeat))
         zero, two, kept = rates
         print(f"{name:<24} {zero:>10.0f}/s {two:>10.0f}/s {two / zero:>6.2f}x {kept:>11.0f}/s")
 

@@ -89,16 +89,21 @@ def parse_order(text: str) -> tuple[str, ...]:
 
 def count_nodes(tensor: torch.Tensor | None) -> int:
     """Autograd nodes reachable from ``tensor.grad_fn`` (AccumulateGrad nodes included)."""
+    return sum(1 for _ in _graph_nodes(tensor))
+
+
+def _graph_nodes(tensor: torch.Tensor | None):
+    """Every node reachable from ``tensor.grad_fn``, each once."""
     if tensor is None or tensor.grad_fn is None:
-        return 0
+        return
     seen, todo = set(), [tensor.grad_fn]
     while todo:
         fn = todo.pop()
         if fn is None or fn in seen:
             continue
         seen.add(fn)
+        yield fn
         todo.extend(child for child, _ in fn.next_functions)
-    return len(seen)
 
 
 def saved_tensors_freed(tensor: torch.Tensor | None) -> bool:
@@ -106,21 +111,13 @@ def saved_tensors_freed(tensor: torch.Tensor | None) -> bool:
 
     Torch raises when a freed saved tensor is read, which is what this asks.
     """
-    if tensor is None or tensor.grad_fn is None:
-        return False
-    seen, todo = set(), [tensor.grad_fn]
-    while todo:
-        fn = todo.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
+    for fn in _graph_nodes(tensor):
         for attr in dir(fn):
             if attr.startswith("_saved_"):
                 try:
                     getattr(fn, attr)
                 except RuntimeError:
                     return True
-        todo.extend(child for child, _ in fn.next_functions)
     return False
 
 
