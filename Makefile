@@ -33,9 +33,12 @@ lab: $(STAMP)
 system-deps:
 	@bash .ci/system-deps
 
+# Two pytest workers: most of a test's time is waiting on a kernel, a sandbox or a browser, so
+# two overlap well on two cores; tests sharing a module fixture stay on one worker (xdist_group).
+TEST_JOBS ?= 2
 test: $(STAMP) system-deps
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadgroup $(PYTEST_ARGS)
 
 notebooks: $(STAMP)
 	$(BIN)/python -m authoring

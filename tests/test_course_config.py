@@ -34,6 +34,9 @@ CFG = [
 CONFIG = '''
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+# its module fixtures build a graded course: under xdist, one worker builds it once
+pytestmark = pytest.mark.xdist_group("test_course_config")
+
 class Stamp(NbGraderPreprocessor):
     """An instructor's own autograde step: marks the graded notebook."""
     def preprocess(self, nb, resources):

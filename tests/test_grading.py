@@ -21,6 +21,9 @@ import grading_course as gc
 from graders.autograde.batch import autograde
 from graders.course.config import Course
 
+# its module fixtures build a graded course: under xdist, one worker builds it once
+pytestmark = pytest.mark.xdist_group("test_grading")
+
 COURSE_BIN = Path(sys.executable).parent / "course"
 LIMITS = ["--cell-timeout", "8", "--notebook-timeout", "60"]  # memory: the 2 GiB default
 

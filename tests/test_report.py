@@ -19,6 +19,9 @@ from graders.course import layout as coursedir
 from graders.sandbox.limits import Limits
 from report_counts import RESERVED, WHOLE, assert_counts, csv_counts, read_csv, wrong_outcome
 
+# its module fixtures build a graded course: under xdist, one worker builds it once
+pytestmark = pytest.mark.xdist_group("test_report")
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]

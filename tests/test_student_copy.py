@@ -16,6 +16,9 @@ from nbclient.exceptions import CellExecutionError
 
 from conftest import REPO
 
+# its module fixtures build a graded course: under xdist, one worker builds it once
+pytestmark = pytest.mark.xdist_group("test_student_copy")
+
 STEMS = sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))
 
 
