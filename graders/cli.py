@@ -25,6 +25,9 @@ def _add_autograde(commands) -> None:
     defaults = Limits()
     parser.add_argument("--workers", type=int, default=os.cpu_count(),
                         help="notebooks executed at once (default: cores, %(default)s)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="execute on a Dask distributed cluster (e.g. tcp://host:8786) instead of "
+                             "local workers; this process still sanitizes and writes the gradebook")
     parser.add_argument("--no-sandbox", dest="sandbox", action="store_false",
                         help="execute without bubblewrap (trusted submissions only)")
     parser.add_argument("--force", action="store_true", help="regrade submissions already graded")
@@ -95,7 +98,8 @@ def _run(args) -> int:
                                max_processes=args.max_processes,
                                max_output_chars=args.max_output_chars)
         records = autograde(args.course_dir, args.assignments, workers=args.workers,
-                            sandbox=args.sandbox, limits=limits, force=args.force)
+                            sandbox=args.sandbox, limits=limits, force=args.force,
+                            scheduler=args.scheduler)
         print(table(records))
     elif args.command == "feedback":
         from .feedback.pages import feedback

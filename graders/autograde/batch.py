@@ -6,6 +6,7 @@ Per submission, three steps, as nbgrader's Autograde does them, split across pro
    this also registers the student and submission in the gradebook;
    the integrity canaries are added (graders.autograde.integrity);
 2. a worker (graders.autograde.worker): graders.sandbox executes it, sandboxed and limited;
+   a local process (LocalPool) or, with ``scheduler``, a Dask worker (graders.autograde.cluster);
 3. main process: the canaries are read and removed; FinishAutograde runs the rest of the
    course's autograde preprocessors on the executed notebook and SaveAutoGrades commits the
    grades; then the status record is written.
@@ -185,16 +186,26 @@ class Grader:
 
 def autograde(course_dir: Path, assignments: list[str] | None = None, workers: int | None = None,
               sandbox: bool = True, limits: Limits | None = None, force: bool = False,
-              progress: bool = True) -> list[Record]:
+              progress: bool = True, scheduler: str | None = None) -> list[Record]:
     """Grade every submission of ``assignments``; return one Record per (student, assignment).
-    ``limits``: the course's (c.Limits.*, c.Execute.timeout) when None."""
+    ``limits``: the course's (c.Limits.*, c.Execute.timeout) when None. ``scheduler``: a Dask
+    scheduler's address (graders.autograde.cluster) instead of ``workers`` local processes."""
     course = Course(ensure_course_dir(course_dir))
-    _check_sandbox(sandbox)
+    _check_sandbox(sandbox, local=scheduler is None)
     jobs = find_jobs(course.dir, released_assignments(course.dir, assignments))
     if limits is None:
         limits = course.limits()
     course.config.Execute.timeout = int(limits.cell_timeout_s)  # one per-cell limit everywhere
-    grader = Grader(course, limits, sandbox)
+    if scheduler is not None:
+        from .cluster import DaskPool
+        pool = DaskPool(scheduler, sandbox)  # fails here, before the gradebook is touched
+    else:
+        pool = LocalPool(workers or os.cpu_count())
+    try:
+        grader = Grader(course, limits, sandbox)
+    except BaseException:
+        pool.close()
+        raise
     records: dict[str, Record] = {}
     todo = []
     for job in jobs:
@@ -204,58 +215,80 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
         else:
             todo.append(job)
     bar = tqdm(total=len(todo), desc="autograde", unit="nb", disable=not progress)
-    # spawn, not fork: workers must not inherit the main process's open SQLite connections
-    context = multiprocessing.get_context("spawn")
+    running = {}
+
+    def collect(done) -> None:
+        for future in done:
+            job, check, started = running.pop(future)
+            try:
+                outcome = pool.outcome(future, time.monotonic() - started)
+            except CourseError:
+                raise
+            except Exception as error:  # a grader bug must not end the batch either
+                outcome = Outcome("crashed", f"the grader failed on it: {type(error).__name__}: "
+                                  f"{_first_line(error)}", time.monotonic() - started)
+            records[job.key] = grader.finish(job, outcome, check)
+            bar.update()
+
     try:
-        with ProcessPoolExecutor(max_workers=workers or os.cpu_count(), mp_context=context) as pool:
-            running = {}
-
-            def collect(done) -> None:
-                for future in done:
-                    job, check, started = running.pop(future)
-                    try:
-                        outcome = future.result()
-                    except BrokenProcessPool:
-                        outcome = Outcome("crashed", "the grading worker process died",
-                                          time.monotonic() - started)
-                    except Exception as error:  # a grader bug must not end the batch either
-                        outcome = Outcome("crashed", f"the grader failed on it: {type(error).__name__}: "
-                                          f"{_first_line(error)}", time.monotonic() - started)
-                    records[job.key] = grader.finish(job, outcome, check)
-                    bar.update()
-
-            for job in todo:
-                prepared = grader.sanitize(job)
-                if isinstance(prepared, Record):
-                    records[job.key] = prepared
-                    bar.update()
-                else:
-                    target, nb = prepared
-                    run_nb, check = integrity.instrument(nb)
-                    future = pool.submit(worker.run, str(target.parent), run_nb, limits.values(),
-                                         sandbox, check.prologue)
-                    running[future] = (job, check, time.monotonic())
-                # finish whatever is ready between sanitizing, so workers never wait on us long
-                collect(wait(running, timeout=0, return_when=FIRST_COMPLETED).done)
-            while running:
-                collect(wait(running, return_when=FIRST_COMPLETED).done)
+        for job in todo:
+            prepared = grader.sanitize(job)
+            if isinstance(prepared, Record):
+                records[job.key] = prepared
+                bar.update()
+            else:
+                target, nb = prepared
+                run_nb, check = integrity.instrument(nb)
+                future = pool.submit(f"autograde-{job.key}-{check.nonce[:12]}", target.parent, run_nb,
+                                     limits.values(), sandbox, check.prologue)
+                running[future] = (job, check, time.monotonic())
+            # finish whatever is ready between sanitizing, so workers never wait on us long
+            collect(pool.ready(running, block=False))
+        while running:
+            collect(pool.ready(running, block=True))
     finally:
         bar.close()
+        pool.close()
         grader.close()
     return [records[job.key] for job in jobs]
 
 
-def _check_sandbox(sandbox: bool) -> None:
-    """Refuse to run untrusted code unconfined unless asked to, and say so on every such run."""
-    if sandbox:
+class LocalPool:
+    """Worker processes on this machine (spawned: they must not inherit the main process's
+    open SQLite connections)."""
+
+    def __init__(self, workers: int):
+        self.executor = ProcessPoolExecutor(max_workers=workers,
+                                            mp_context=multiprocessing.get_context("spawn"))
+
+    def submit(self, key: str, folder: Path, run_nb, limits: dict, sandbox: bool, prologue: str):
+        return self.executor.submit(worker.run, str(folder), run_nb, limits, sandbox, prologue)
+
+    def ready(self, running, block: bool) -> set:
+        return wait(running, timeout=None if block else 0, return_when=FIRST_COMPLETED).done
+
+    def outcome(self, future, seconds: float) -> Outcome:
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            return Outcome("crashed", "the grading worker process died", seconds)
+
+    def close(self) -> None:
+        self.executor.shutdown(cancel_futures=True)
+
+
+def _check_sandbox(sandbox: bool, local: bool = True) -> None:
+    """Refuse to run untrusted code unconfined unless asked to, and say so on every such run.
+    (On a cluster, bwrap is the workers' business: graders.autograde.cluster asks each.)"""
+    if not sandbox:
+        print("WARNING: --no-sandbox: student code runs unconfined, as "
+              f"{getpass.getuser()}, with access to this machine's files and network.",
+              file=sys.stderr)
+    elif local:
         try:
             require_bwrap()
         except SandboxUnavailable as error:
             raise CourseError(str(error)) from None
-    else:
-        print("WARNING: --no-sandbox: student code runs unconfined, as "
-              f"{getpass.getuser()}, with access to this machine's files and network.",
-              file=sys.stderr)
 
 
 def _first_line(error: Exception) -> str:

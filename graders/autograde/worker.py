@@ -9,6 +9,7 @@ submission's folder, which it copies for the support files.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import time
@@ -30,3 +31,38 @@ def run(folder: str, nb, limits: dict, sandbox: bool, prologue: str) -> Outcome:
     except Exception as error:  # one submission's harness failure must not end the batch
         return Outcome("crashed", f"grading harness error: {type(error).__name__}: {error}",
                        time.monotonic() - started)
+
+
+def pack(folder: Path) -> dict[str, bytes]:
+    """The sanitized submission's folder as {relative path: bytes}, for a worker on another
+    machine. Regular files only: a link the student submitted is not followed to the main
+    machine's files."""
+    root = Path(folder)
+    return {str(p.relative_to(root)): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()
+            and not any(q.is_symlink() for q in p.relative_to(root).parents if str(q) != ".")}
+
+
+def run_packed(files: dict[str, bytes], nb, limits: dict, sandbox: bool, prologue: str) -> Outcome:
+    """``run`` for a worker that cannot see the course: the folder arrives as ``pack`` made it."""
+    started = time.monotonic()
+    try:
+        with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
+            for name, data in files.items():
+                target = (Path(scratch) / name).resolve()
+                if not target.is_relative_to(Path(scratch).resolve()):
+                    continue  # a name that climbs out of the scratch folder is not ours to write
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+            return execute(nb, Path(scratch), Limits(**limits), sandbox, prologue)
+    except Exception as error:  # one submission's harness failure must not end the batch
+        return Outcome("crashed", f"grading harness error: {type(error).__name__}: {error}",
+                       time.monotonic() - started)
+
+
+def probe(dask_worker=None) -> dict:
+    """What a Dask worker offers (run there by ``Client.run`` before any submission is sent):
+    bubblewrap, and how many submissions it would run at once in one process."""
+    return {"bwrap": shutil.which("bwrap"),
+            "threads": getattr(getattr(dask_worker, "state", None), "nthreads", None),
+            "name": str(getattr(dask_worker, "name", "")), "root": os.geteuid() == 0}

@@ -1,0 +1,114 @@
+"""`course autograde --scheduler ADDRESS`: the execution step on a Dask distributed cluster.
+
+Dask does the scheduling, the queue and the retries: each submission is one
+``Client.submit`` of ``worker.run_packed`` (a key of its own, never cached), collected with
+``as_completed``. A worker process that dies mid-submission is Dask's business too: the
+scheduler hands its tasks to another worker (up to ``distributed.scheduler.allowed-failures``
+times, then ``KilledWorker``, which the batch records as ``crashed``). The main process
+keeps its part (sanitize, canaries, finish, the gradebook, the status file), so a result is
+written once, when its future completes, and a killed main process resumes as a local run.
+
+What crosses the network: to a worker, the sanitized, instrumented notebook and the other
+regular files of its folder; back, the Outcome (the executed notebook and how it ended).
+Before the first submission, every worker is asked (``Client.run``) whether it can sandbox.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graders.course.layout import CourseError
+from graders.sandbox.execute import Outcome
+
+from . import worker
+
+CONNECT_TIMEOUT_S = 10
+
+
+def connect(address: str, timeout: float = CONNECT_TIMEOUT_S):
+    """A Client on ``address`` with at least one worker, or a CourseError within ``timeout``."""
+    from distributed import Client
+    try:
+        client = Client(address, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError) as error:
+        raise CourseError(f"cannot reach the Dask scheduler at {address} within {timeout:g} s "
+                          f"({type(error).__name__}: {_first_line(error)}); start it with "
+                          "`dask scheduler` and check the address and port") from None
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except (OSError, TimeoutError):
+        client.close()
+        raise CourseError(f"the Dask scheduler at {address} has no workers after {timeout:g} s; "
+                          f"start some with `dask worker {address} --nthreads 1`") from None
+    return client
+
+
+def check_workers(client, sandbox: bool) -> list[str]:
+    """Each worker's name; a CourseError naming every worker that cannot grade, before any
+    submission is sent."""
+    answers = client.run(worker.probe, on_error="return")
+    problems, names = [], []
+    for address, answer in sorted(answers.items()):
+        if isinstance(answer, BaseException):
+            problems.append(f"{address}: cannot run the course's graders package "
+                            f"({type(answer).__name__}: {_first_line(answer)}); install the course "
+                            "(pip install -c constraints.txt -e .) in the worker's environment")
+            continue
+        label = f"{address} ({answer['name']})" if answer["name"] else address
+        names.append(label)
+        if sandbox and not answer["bwrap"]:
+            problems.append(f"{label}: bwrap not found; install the Debian package bubblewrap "
+                            "on that machine (or grade with --no-sandbox: runs student code unconfined)")
+        if sandbox and answer["root"] and (answer["threads"] or 1) > 1:
+            # as root, the sandbox gives each submission the uid 200000 + the grading
+            # process's pid: two threads of one worker would share it and its process limit
+            problems.append(f"{label}: runs {answer['threads']} threads as root; start it with "
+                            "--nthreads 1 (more processes instead: --nworkers N)")
+    if problems:
+        raise CourseError("Dask workers that cannot grade (nothing was sent):\n  " + "\n  ".join(problems))
+    return names
+
+
+class DaskPool:
+    """Submit and collect through a distributed Client: the same calls as the local pool."""
+
+    def __init__(self, address: str, sandbox: bool):
+        from distributed import as_completed
+        self.client = connect(address)
+        try:
+            self.workers = check_workers(self.client, sandbox)
+        except CourseError:
+            self.client.close()
+            raise
+        self.completed = as_completed(loop=self.client.loop)
+
+    def submit(self, key: str, folder: Path, run_nb, limits: dict, sandbox: bool, prologue: str):
+        future = self.client.submit(worker.run_packed, worker.pack(folder), run_nb, limits, sandbox,
+                                    prologue, key=key, pure=False, retries=1)
+        self.completed.add(future)
+        return future
+
+    def ready(self, running, block: bool) -> list:
+        if not running:
+            return []
+        return self.completed.next_batch(block=block)
+
+    def outcome(self, future, seconds: float) -> Outcome:
+        from distributed import KilledWorker
+        try:
+            return future.result()
+        except KilledWorker as error:
+            return Outcome("crashed", f"Dask workers died running it, too often to retry ({error}); "
+                           "rerun this submission alone to investigate", seconds)
+        except Exception:
+            if self.client.status != "running":
+                raise CourseError("lost the Dask scheduler mid-batch; submissions already graded "
+                                  "are kept: run the same command again to grade the rest") from None
+            raise
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [""])[0][:200]

@@ -1,0 +1,145 @@
+"""`course autograde --scheduler`: a real distributed.LocalCluster (2 worker processes, the
+same sandbox) grades as the local pool does; a worker killed mid-batch loses nothing; a
+scheduler that cannot be reached, or a worker that cannot sandbox, is a clear error."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import grading_course as gc
+from conftest import require_program
+from graders.autograde.batch import autograde
+from graders.autograde.cluster import connect
+from graders.course.layout import CourseError
+
+distributed = pytest.importorskip("distributed")
+
+SLEEPY = "def mul(a, b):\n    import time\n    time.sleep(1.5)\n    return a * b"
+
+
+def _sandbox() -> bool:
+    require_program("bwrap", "bubblewrap")  # the hostile cases need the real sandbox
+    return True
+
+
+def _reference(release) -> dict:
+    return gc.answers(release, **{"tiny-add": "def add(a, b):\n    return a + b",
+                                  "tiny-mul": "def mul(a, b):\n    return a * b"})
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0", memory_limit=0) as local:
+        yield local
+
+
+def _records(course: Path) -> dict:
+    return {key: (r["status"], r["score"], r["max_score"], r["reason"])
+            for key, r in json.loads((course / "grading_status.json").read_text()).items()}
+
+
+def test_mixed_batch_grades_as_the_local_pool(cluster, tmp_path):
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    for course in (local, remote):
+        _, release = gc.release(course, {"tiny": gc.build("tiny", gc.TINY)})["tiny"]
+        ref = _reference(release)
+        gc.submit(course, "ref", "tiny", ref)
+        gc.submit(course, "blank", "tiny", release)
+        gc.submit(course, "wrong", "tiny", gc.answers(ref, **{"tiny-mul": "def mul(a, b):\n    return a + b"}))
+        gc.submit(course, "hooked", "tiny", gc.answers(ref, **{"tiny-add": (
+            "get_ipython().events.register('pre_run_cell', lambda info: print(info.raw_cell))\n"
+            "def add(a, b):\n    return a + b")}))
+        gc.submit(course, "reader", "tiny", gc.answers(ref, **{"tiny-add": (
+            "import glob\nfound = glob.glob('/work/**/gradebook.db', recursive=True) + glob.glob('/tmp/**/*.db')\n"
+            "def add(a, b):\n    return a + b if not found else 0")}))
+        gc.submit(course, "dies", "tiny",
+                  gc.answers(ref, **{"tiny-mul": "def mul(a, b):\n    import os\n    os._exit(3)"}))
+    expected = autograde(local, workers=2, sandbox=_sandbox(), progress=False)
+    started = time.monotonic()
+    got = autograde(remote, scheduler=cluster.scheduler_address, sandbox=_sandbox(), progress=False)
+    print(f"LocalCluster: {len(got)} submissions in {time.monotonic() - started:.1f} s")
+    assert [(r.key, r.status, r.score) for r in got] == [(r.key, r.status, r.score) for r in expected]
+    assert _records(remote) == _records(local)
+    assert gc.scores(remote) == gc.scores(local)
+    status = {key: r[0] for key, r in _records(remote).items()}
+    assert status == {"ref/tiny": "ok", "blank/tiny": "ok", "wrong/tiny": "ok", "hooked/tiny": "invalid",
+                      "reader/tiny": "ok", "dies/tiny": "crashed"}
+    assert _records(remote)["reader/tiny"][1] == 5, "the sandbox on a Dask worker hides the gradebook"
+    assert _records(remote)["wrong/tiny"][1] == 2
+
+
+def test_worker_killed_mid_batch_loses_nothing(cluster, tmp_path):
+    course = tmp_path / "course"
+    _, release = gc.release(course, {"tiny": gc.build("tiny", gc.TINY)})["tiny"]
+    ref = gc.answers(_reference(release), **{"tiny-mul": SLEEPY})
+    students = [f"s{k}" for k in range(4)]
+    for student in students:
+        gc.submit(course, student, "tiny", ref)
+    watcher = distributed.Client(cluster.scheduler_address, set_as_default=False)
+    pids = watcher.run(os.getpid)
+    killed = {}
+
+    def kill_a_busy_worker():
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not killed:
+            for address, keys in watcher.processing().items():
+                if keys and address in pids:
+                    time.sleep(1.0)  # inside the submission: kernel started, cells running
+                    killed["key"] = list(watcher.processing().get(address, []))
+                    os.kill(pids[address], signal.SIGKILL)
+                    killed["address"] = address
+                    return
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=kill_a_busy_worker)
+    thread.start()
+    try:
+        records = autograde(course, scheduler=cluster.scheduler_address, sandbox=_sandbox(), progress=False)
+    finally:
+        thread.join()
+        watcher.close()
+    assert killed.get("key"), "no worker was killed while it held a submission"
+    assert [r.key for r in records] == [f"{s}/tiny" for s in students]
+    assert {r.key: (r.status, r.score) for r in records} == {f"{s}/tiny": ("ok", 5.0) for s in students}
+    stored = json.loads((course / "grading_status.json").read_text())
+    assert sorted(stored) == sorted(f"{s}/tiny" for s in students)
+    rows = gc.gradebook_rows(course)
+    assert len(rows) == len({(r[0], r[2]) for r in rows}) == 2 * len(students), "one row per cell per submission"
+    # the cluster is whole again for other tests (the nanny restarts the killed process)
+    cluster.wait_for_workers(2, timeout=60)
+
+
+def test_unreachable_scheduler_is_a_clear_error_not_a_hang():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # nothing listens there once closed
+    started = time.monotonic()
+    with pytest.raises(CourseError, match="cannot reach the Dask scheduler"):
+        connect(f"tcp://127.0.0.1:{port}", timeout=2)
+    assert time.monotonic() - started < 15
+
+
+def test_worker_without_bwrap_is_named_before_anything_is_sent(tmp_path):
+    course = tmp_path / "course"
+    _, release = gc.release(course, {"tiny": gc.build("tiny", gc.TINY)})["tiny"]
+    gc.submit(course, "ref", "tiny", _reference(release))
+    # a PATH without bwrap: as on a machine where the package is missing
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  memory_limit=0, env={"PATH": str(Path(sys.executable).parent)}) as lone:
+        worker_address = next(iter(lone.scheduler_info["workers"]))
+        with pytest.raises(CourseError) as error:
+            autograde(course, scheduler=lone.scheduler_address, sandbox=True, progress=False)
+    assert "bwrap not found" in str(error.value) and "bubblewrap" in str(error.value)
+    assert worker_address in str(error.value)
+    assert not (course / "grading_status.json").exists(), "nothing graded, nothing recorded"
+    assert not (course / "autograded").exists(), "nothing was sent"
