@@ -3,15 +3,20 @@
 K copies (default 4) of each notebook's reference answers. Times, in one run:
 - sequential nbgrader: the `nbgrader autograde A` command per assignment (no sandbox);
 - `course autograde --workers 2` (sandboxed);
-- `course autograde --workers 2 --no-sandbox` (the sandbox's cost per notebook).
-Prints the times, seconds per notebook, the ratio, and whether the grades are identical.
+- with --no-sandbox-too, `course autograde --workers 2 --no-sandbox` (the sandbox's cost);
+- with --local-cluster, `course autograde --scheduler` on a distributed.LocalCluster of 2
+  worker processes (1 thread each) on this machine: what Dask adds.
+Prints the times, seconds per notebook, the ratio, whether the grades are identical, the
+load average it ran under, and where a submission's seconds go (the harness's own
+per-phase wall and CPU, GRADERS_TIMING_LOG, averaged over the batch).
 
-    python benchmarks/grading.py [--copies K] [--notebooks 01_tensors ...]
+    python benchmarks/grading.py [--copies K] [--notebooks 01_tensors ...] [--repeat N]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -58,36 +63,106 @@ def sequential(course: Path, stems: list[str]) -> float:
     return time.perf_counter() - started
 
 
-def parallel(course: Path, *flags: str) -> float:
+def parallel(course: Path, *flags: str, timing_log: Path | None = None) -> float:
+    env = dict(os.environ, GRADERS_TIMING_LOG=str(timing_log)) if timing_log else None
     started = time.perf_counter()
     subprocess.run([str(Path(sys.executable).parent / "course"), "autograde", "--course-dir", str(course),
-                    "--workers", "2", *flags], check=True, stdout=subprocess.DEVNULL)
+                    "--workers", "2", *flags], check=True, stdout=subprocess.DEVNULL, env=env)
     return time.perf_counter() - started
+
+
+class Timed(float):
+    start = 0.0
+
+
+def on_local_cluster(course: Path) -> Timed:
+    """`course autograde --scheduler` against a LocalCluster started here (its start-up, which
+    a real cluster pays once, is timed apart)."""
+    from distributed import LocalCluster
+    started = time.perf_counter()
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                      memory_limit=0) as cluster:
+        start = time.perf_counter() - started
+        took = Timed(parallel(course, "--scheduler", cluster.scheduler_address))
+    took.start = start
+    return took
+
+
+def breakdown(timing_log: Path) -> str:
+    """Mean wall and CPU seconds per submission, per phase, from the harness's timing log."""
+    lines = [json.loads(line) for line in timing_log.read_text().splitlines()]
+    totals: dict[str, list[float]] = {}
+    for line in lines:
+        for phase, (wall, cpu) in line["phases"].items():
+            total = totals.setdefault(phase, [0.0, 0.0])
+            total[0] += wall
+            total[1] += cpu
+    order = ["sandbox+runner start", "kernel start", "imports", "student's cells", "integrity checks",
+             "teardown, result", "total", "main: sanitize (nbgrader pass 1)",
+             "main: finish (nbgrader pass 2, gradebook)"]
+    rows = [f"per submission (mean of {len(lines)})       wall s   CPU s"]
+    for phase in order + sorted(set(totals) - set(order)):
+        if phase in totals:
+            wall, cpu = (v / len(lines) for v in totals[phase])
+            label = "  = sandbox total" if phase == "total" else phase
+            rows.append(f"  {label:<42}{wall:>7.2f}{cpu:>8.2f}")
+    cpu_all = sum(totals.get(p, [0, 0])[1] for p in ("total", "main: sanitize (nbgrader pass 1)",
+                                                    "main: finish (nbgrader pass 2, gradebook)")) / len(lines)
+    rows.append(f"  {'CPU per submission, all processes':<42}{'':>7}{cpu_all:>8.2f}")
+    return "\n".join(rows)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--copies", type=int, default=4)
     parser.add_argument("--notebooks", nargs="*", default=available_assignments())
+    parser.add_argument("--repeat", type=int, default=1, help="runs of the ratio, each on fresh courses")
+    parser.add_argument("--no-sandbox-too", action="store_true", help="also time --no-sandbox")
+    parser.add_argument("--local-cluster", action="store_true",
+                        help="also time --scheduler on a LocalCluster of 2 worker processes")
     args = parser.parse_args()
+    ok = True
+    for run in range(args.repeat):
+        ok &= once(args, run)
+    return 0 if ok else 1
+
+
+def once(args, run: int) -> bool:
     with tempfile.TemporaryDirectory(prefix="grading-bench-") as tmp:
-        courses = {name: Path(tmp) / name for name in ("sequential", "parallel", "nosandbox")}
+        names = ("sequential", "parallel") + ("nosandbox",) * args.no_sandbox_too + ("cluster",) * args.local_cluster
+        courses = {name: Path(tmp) / name for name in names}
         n = 0
         for course in courses.values():
             n = build(course, args.notebooks, args.copies)
+        load = os.getloadavg()
+        timing_log = Path(tmp) / "timing.jsonl"
         t_seq = sequential(courses["sequential"], args.notebooks)
-        t_par = parallel(courses["parallel"])
-        t_raw = parallel(courses["nosandbox"], "--no-sandbox")
-        same = grades(courses["sequential"]) == grades(courses["parallel"]) == grades(courses["nosandbox"])
+        t_par = parallel(courses["parallel"], timing_log=timing_log)
+        t_raw = parallel(courses["nosandbox"], "--no-sandbox") if args.no_sandbox_too else None
+        t_dask = on_local_cluster(courses["cluster"]) if args.local_cluster else None
+        same = all(grades(courses["sequential"]) == grades(c) for c in courses.values())
+        table = breakdown(timing_log)
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"batch: {n} notebooks ({args.copies} copies of {', '.join(args.notebooks)}), {os.cpu_count()} cores")
+    print(f"run {run + 1}: {n} notebooks ({args.copies} copies of {', '.join(args.notebooks)}), "
+          f"{os.cpu_count()} cores, load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, "
+          f"after {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"{'run':<34}{'seconds':>9}{'s/notebook':>12}")
-    for label, t in (("nbgrader autograde (sequential)", t_seq), ("course autograde --workers 2", t_par),
-                     ("  ... --no-sandbox", t_raw)):
+    runs = [("nbgrader autograde (sequential)", t_seq), ("course autograde --workers 2", t_par)]
+    if t_raw is not None:
+        runs.append(("  ... --no-sandbox", t_raw))
+    if t_dask is not None:
+        runs.append(("course autograde --scheduler", t_dask))
+    for label, t in runs:
         print(f"{label:<34}{t:>9.1f}{t / n:>12.2f}")
     print(f"speed-up (sequential / parallel): {t_seq / t_par:.2f}x   grades identical: {same}")
-    print(f"sandbox cost: {(t_par - t_raw) / n * 2:+.2f} s per notebook (per worker)")
-    return 0 if same else 1
+    if t_dask is not None:
+        print(f"--scheduler: LocalCluster of 2 worker processes, started in {t_dask.start:.1f} s (not counted); "
+              f"sequential / --scheduler: {t_seq / t_dask:.2f}x")
+    if t_raw is not None:
+        print(f"sandbox cost: {(t_par - t_raw) / n * 2:+.2f} s per notebook (per worker)")
+    print(table)
+    print()
+    return same
 
 
 if __name__ == "__main__":

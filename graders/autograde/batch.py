@@ -19,6 +19,7 @@ loses at most the submissions in flight, which the next run grades again.
 from __future__ import annotations
 
 import getpass
+import json
 import logging
 import multiprocessing
 import os
@@ -217,9 +218,11 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
     bar = tqdm(total=len(todo), desc="autograde", unit="nb", disable=not progress)
     running = {}
 
+    timings = TimingLog(os.environ.get("GRADERS_TIMING_LOG"))
+
     def collect(done) -> None:
         for future in done:
-            job, check, started = running.pop(future)
+            job, check, started, sanitized = running.pop(future)
             try:
                 outcome = pool.outcome(future, time.monotonic() - started)
             except CourseError:
@@ -227,11 +230,14 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
             except Exception as error:  # a grader bug must not end the batch either
                 outcome = Outcome("crashed", f"the grader failed on it: {type(error).__name__}: "
                                   f"{_first_line(error)}", time.monotonic() - started)
+            clock = timings.clock()
             records[job.key] = grader.finish(job, outcome, check)
+            timings.write(job, outcome.timing, sanitized, clock.read())
             bar.update()
 
     try:
         for job in todo:
+            clock = timings.clock()
             prepared = grader.sanitize(job)
             if isinstance(prepared, Record):
                 records[job.key] = prepared
@@ -239,9 +245,10 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
             else:
                 target, nb = prepared
                 run_nb, check = integrity.instrument(nb)
+                sanitized = clock.read()
                 future = pool.submit(f"autograde-{job.key}-{check.nonce[:12]}", target.parent, run_nb,
                                      limits.values(), sandbox, check.prologue)
-                running[future] = (job, check, time.monotonic())
+                running[future] = (job, check, time.monotonic(), sanitized)
             # finish whatever is ready between sanitizing, so workers never wait on us long
             collect(pool.ready(running, block=False))
         while running:
@@ -251,6 +258,32 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
         pool.close()
         grader.close()
     return [records[job.key] for job in jobs]
+
+
+class _Clock:
+    def __init__(self):
+        self.start = time.monotonic(), time.process_time()
+
+    def read(self) -> list[float]:
+        return [time.monotonic() - self.start[0], time.process_time() - self.start[1]]
+
+
+class TimingLog:
+    """With GRADERS_TIMING_LOG=FILE (benchmarks/grading.py), one JSON line per executed
+    submission: the worker's phases and the main process's two nbgrader passes."""
+
+    def __init__(self, path: str | None):
+        self.path = path
+
+    def clock(self) -> _Clock:
+        return _Clock()
+
+    def write(self, job: Job, phases: dict, sanitized: list[float], finished: list[float]) -> None:
+        if self.path:
+            line = {"key": job.key, "phases": {**phases, "main: sanitize (nbgrader pass 1)": sanitized,
+                                               "main: finish (nbgrader pass 2, gradebook)": finished}}
+            with open(self.path, "a") as handle:
+                handle.write(json.dumps(line) + "\n")
 
 
 class LocalPool:

@@ -34,6 +34,8 @@ class Outcome:
     notebook: object | None = None  # the executed NotebookNode (partial on timeout/crash)
     findings: list[str] = field(default_factory=list)  # tampering detected after execution
     prologue_error: str = ""       # the prologue (the kernel guard) failed: no integrity verdicts
+    # {phase: [wall s, CPU s]}: where the time went (benchmarks/grading.py), see ``phases``
+    timing: dict = field(default_factory=dict)
 
 
 def execute(nb, workdir: Path, limits: Limits | None = None, sandbox: bool = True,
@@ -54,13 +56,31 @@ def execute(nb, workdir: Path, limits: Limits | None = None, sandbox: bool = Tru
     with tempfile.TemporaryDirectory(prefix="graders-exec-") as private:
         env = child_env(workdir, scratch_tmp="/tmp" if sandbox else private)
         owner = bwrap.hand_over(workdir) if sandbox else None
+        spawned = time.time()
         try:
             result, stderr, killed = _supervise(env, workdir, spec, limits, sandbox)
         finally:
             bwrap.take_back(workdir, owner)
+        wall = time.time() - spawned
     outcome = classify(result, stderr, killed, limits, time.monotonic() - started)
     outcome.prologue_error = (result or {}).get("prologue_error", "")
+    outcome.timing = phases(result, spawned, wall)
     return outcome
+
+
+def phases(result, spawned: float, wall: float) -> dict:
+    """{phase: [wall s, CPU s]} of one run, as the runner measured it (its own CPU and the
+    kernel's; bwrap's few milliseconds are not counted): sandbox and runner start (bwrap, the
+    interpreter, the runner's imports), the runner's phases, and the rest as teardown."""
+    if not result or "started" not in result:
+        return {}
+    out = {"sandbox+runner start": [result["started"]["at"] - spawned, result["started"]["cpu"]]}
+    out.update(result.get("phases", {}))
+    teardown = out.pop("teardown, result", [0.0, 0.0])
+    # the runner's own teardown, and the parent's wait for the sandbox to end
+    out["teardown, result"] = [wall - sum(v[0] for v in out.values()), teardown[1]]
+    out["total"] = [wall, sum(v[1] for v in out.values())]
+    return out
 
 
 def child_env(workdir: Path, scratch_tmp: str) -> dict[str, str]:

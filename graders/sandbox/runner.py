@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import signal
 import sys
 import time
@@ -43,6 +44,50 @@ _LIMITED_EXEC = (
     "if nproc > 0: resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))\n"
     "os.execv(sys.argv[3], sys.argv[3:])\n"
 )
+
+
+class Phases:
+    """Wall and CPU seconds per phase (this client plus the kernel, read from /proc), for
+    benchmarks/grading.py: where a submission's seconds go."""
+
+    def __init__(self):
+        self.kernel_pid = None
+        self.kernel_cpu = 0.0  # last seen: a kernel that has exited keeps what it used
+        self.totals: dict[str, list[float]] = {}
+        self._mark = self._now()
+
+    def _now(self) -> tuple[float, float]:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        self.kernel_cpu = max(self.kernel_cpu, _process_cpu(self.kernel_pid))
+        return time.monotonic(), own.ru_utime + own.ru_stime + self.kernel_cpu
+
+    def lap(self, name: str) -> None:
+        now = self._now()
+        total = self.totals.setdefault(name, [0.0, 0.0])
+        total[0] += now[0] - self._mark[0]
+        total[1] += now[1] - self._mark[1]
+        self._mark = now
+
+
+def _process_cpu(pid) -> float:
+    if not pid:
+        return 0.0
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _is_import_cell(source: str) -> bool:
+    """Only imports (the notebook's set-up cell): counted as imports, not as the student's work."""
+    import ast
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return False
+    return bool(body) and all(isinstance(node, (ast.Import, ast.ImportFrom)) for node in body)
 
 
 class LimitedKernelManager(AsyncKernelManager):
@@ -133,6 +178,8 @@ async def run(spec: dict) -> dict:
     client = CappedClient(
         nb, kernel_name="python3", allow_errors=True, interrupt_on_timeout=False,
         raise_on_iopub_timeout=True, record_timing=False,
+        # nothing of the kernel is kept: a graceful shutdown only costs the worker ~0.5 s
+        shutdown_kernel="immediate",
         extra_arguments=["--HistoryManager.hist_file=:memory:"],
         kernel_manager_class=LimitedKernelManager,
         resources={"metadata": {"path": spec["cwd"]}},
@@ -140,12 +187,15 @@ async def run(spec: dict) -> dict:
     )
     deadline = time.monotonic() + float(limits["notebook_timeout_s"])
     result = {"status": "ok", "cell": None, "detail": ""}
+    phases = Phases()
+    result["phases"] = phases.totals
     client.reset_execution_trackers()
     try:
         async with client.async_setup_kernel(cwd=spec["cwd"], stdout=open(os.devnull, "wb"),
                                              stderr=open(os.devnull, "wb")):
             kernel_pid = getattr(client.km.provisioner, "pid", None)
-            result["kernel_pid"] = kernel_pid
+            result["kernel_pid"] = phases.kernel_pid = kernel_pid
+            phases.lap("kernel start")
             peak = {"vm": 0}
             sampler = asyncio.ensure_future(_sample_memory(kernel_pid, peak))
             if spec.get("prologue"):
@@ -153,6 +203,7 @@ async def run(spec: dict) -> dict:
                 reply = await asyncio.wait_for(client.async_wait_for_reply(msg_id), 60)
                 if reply and reply["content"]["status"] != "ok":
                     result["prologue_error"] = f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}"
+                phases.lap("imports")  # the guard imports torch, numpy, helpers.checks to watch them
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
                     continue
@@ -177,10 +228,14 @@ async def run(spec: dict) -> dict:
                     memory = LimitedKernelManager.memory_bytes
                     result["near_memory_limit"] = bool(memory) and peak["vm"] > 0.9 * memory
                     break
+                finally:
+                    phases.lap("integrity checks" if canary else
+                               "imports" if _is_import_cell(cell.source) else "student's cells")
             sampler.cancel()
     finally:
         if result.get("kernel_pid"):
             _kill_group(result["kernel_pid"])
+        phases.lap("teardown, result")
     result["notebook"] = nb
     return result
 
@@ -228,7 +283,9 @@ def main(argv=None) -> int:
         os.setuid(args.drop_to)
     spec = json.load(sys.stdin)
     sys.stdin.close()
+    started = {"at": time.time(), "cpu": time.process_time()}  # the interpreter, the imports
     result = asyncio.run(run(spec))
+    result["started"] = started
     with os.fdopen(args.result_fd, "w") as out:
         json.dump(result, out)
     return 0
