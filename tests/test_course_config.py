@@ -16,6 +16,9 @@ from nbgrader.api import Gradebook
 import grading_course as gc
 from graders.course.config import Course
 
+# its module fixtures build a graded course: under xdist, one worker builds it once
+pytestmark = pytest.mark.xdist_group("test_course_config")
+
 BIN = Path(sys.executable).parent
 SECRET = 'assert echo(-99) == -99, "secret check"'
 
@@ -33,9 +36,6 @@ CFG = [
 # Each line is an option nbgrader's own apps read; the test below shows each one acting.
 CONFIG = '''
 from nbgrader.preprocessors import NbGraderPreprocessor
-
-# its module fixtures build a graded course: under xdist, one worker builds it once
-pytestmark = pytest.mark.xdist_group("test_course_config")
 
 class Stamp(NbGraderPreprocessor):
     """An instructor's own autograde step: marks the graded notebook."""
