@@ -35,7 +35,7 @@ from torch._dynamo.testing import CompileCounter
 
 import helpers.bench
 import helpers.roofline
-from helpers import checks
+from helpers import checks, torch_log
 
 torch.manual_seed(0)
 # Every timing below uses one CPU thread: on a machine shared with other programs, a
@@ -215,14 +215,17 @@ for sample in (torch.tensor([3.0, -6.0]), torch.tensor([0.5, -0.25])):
 
 # %% [markdown]
 # `Tensor.item()` breaks a graph too: it turns a tensor into a Python number, which
-# Dynamo does not have while tracing. (Dynamo also logs a warning about it, shown in red.)
+# Dynamo does not have while tracing. Dynamo also logs a warning about it, with the
+# setting that would capture the number instead; `torch_log.shown()` prints torch's log
+# here as plain output (torch writes it to the error stream, which the notebook paints red).
 
 # %%
 def scale_by_total(x):
     return x * x.sum().item()
 
 
-report = torch._dynamo.explain(scale_by_total)(torch.ones(3))
+with torch_log.shown():
+    report = torch._dynamo.explain(scale_by_total)(torch.ones(3))
 print(f"graphs: {report.graph_count}, graph breaks: {report.graph_break_count}")
 print("  reason:", report.break_reasons[0].reason.splitlines()[0])
 
@@ -366,7 +369,9 @@ checks.expect_close(answer_recompiles, _counter.frame_count, "answer_recompiles"
 # %% [markdown]
 # Now run it. `torch._logging.set_logs(recompiles=True)` makes Dynamo explain every
 # recompilation: which guard failed, and for a Python value, which line branched on it.
-# (The log goes to the standard error stream, shown in red; `set_logs()` turns it off.)
+# `torch_log.shown(recompiles=True)` does that for one block and prints the log as plain
+# output; on your own, `set_logs(recompiles=True)` logs to the error stream until
+# `set_logs()` turns it off.
 
 # %%
 def scale(x, mode):
@@ -378,14 +383,13 @@ def scale(x, mode):
 torch._dynamo.reset()
 counter = CompileCounter()
 fast = torch.compile(scale, backend=counter, dynamic=False)
-torch._logging.set_logs(recompiles=True)
-for args in ((torch.ones(3), "double"), (torch.zeros(3), "double"), (torch.ones(3), "add"),
-             (torch.ones(5), "add"), (torch.ones(3, dtype=torch.float64), "add"),
-             (torch.ones(3), "double")):
-    fast(*args)
-    print(f"after fast{tuple(args[0].shape), str(args[0].dtype), args[1]}: "
-          f"{counter.frame_count} graphs compiled")
-torch._logging.set_logs()
+with torch_log.shown(recompiles=True):
+    for args in ((torch.ones(3), "double"), (torch.zeros(3), "double"), (torch.ones(3), "add"),
+                 (torch.ones(5), "add"), (torch.ones(3, dtype=torch.float64), "add"),
+                 (torch.ones(3), "double")):
+        fast(*args)
+        print(f"after fast{tuple(args[0].shape), str(args[0].dtype), args[1]}: "
+              f"{counter.frame_count} graphs compiled")
 
 # %% [markdown]
 # ### Exercise 2: count compilations (2 points)
