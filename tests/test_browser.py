@@ -403,6 +403,13 @@ def test_notebook_runs_and_instruments_respond(lab, stem):
     try:
         nb = submissions_read(lab.root / "completed" / f"{stem}.ipynb")
         sources = [c.source for c in nb.cells if c.cell_type == "code"]
+        # a busy machine renders a long notebook's cells over several frames: wait for them
+        try:
+            page.wait_for_function(
+                "([panel, n]) => panel.querySelectorAll('.jp-CodeCell').length >= n",
+                arg=[panel.element_handle(), len(sources)], timeout=LOAD_MS)
+        except Exception:  # playwright's TimeoutError: the assertion below says what is missing
+            pass
         code_cells = panel.locator(".jp-CodeCell").all()
         assert len(code_cells) == len(sources), f"{stem}: the reopened notebook lost cells"
         cells = [c for c, source in zip(code_cells, sources) if explore_calls_in(source)]
