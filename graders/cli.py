@@ -87,7 +87,9 @@ def _run(args) -> int:
     if args.command == "release":
         from .course.release import release
         say_overrides(args.course_dir)
-        for path in release(args.course_dir, args.assignments, keep_existing=args.keep_existing):
+        # a student's `make lab` (--keep-existing) has no use for the grading's compile cache
+        for path in release(args.course_dir, args.assignments, keep_existing=args.keep_existing,
+                            warm_cache=not args.keep_existing):
             print(f"released {path}")
     elif args.command == "autograde":
         from .autograde.batch import autograde

@@ -38,6 +38,7 @@ from nbgrader.apps import NbGraderAPI
 from nbgrader.utils import is_grade
 from tqdm import tqdm
 
+from graders.course import compile_cache
 from graders.course.config import Course
 from graders.course.layout import CourseError, ensure_course_dir, released_assignments
 from graders.sandbox.bwrap import SandboxUnavailable, require_bwrap
@@ -215,6 +216,7 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
             records[job.key] = done
         else:
             todo.append(job)
+    caches = warm_caches(course, {job.assignment for job in todo}, limits, sandbox)
     bar = tqdm(total=len(todo), desc="autograde", unit="nb", disable=not progress)
     running = {}
 
@@ -247,7 +249,7 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
                 run_nb, check = integrity.instrument(nb)
                 sanitized = clock.read()
                 future = pool.submit(f"autograde-{job.key}-{check.nonce[:12]}", target.parent, run_nb,
-                                     limits.values(), sandbox, check.prologue)
+                                     limits.values(), sandbox, check.prologue, caches.get(job.assignment))
                 running[future] = (job, check, time.monotonic(), sanitized)
             # finish whatever is ready between sanitizing, so workers never wait on us long
             collect(pool.ready(running, block=False))
@@ -258,6 +260,16 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
         pool.close()
         grader.close()
     return [records[job.key] for job in jobs]
+
+
+def warm_caches(course: Course, assignments: set[str], limits: Limits, sandbox: bool) -> dict:
+    """{assignment: its warmed torch.compile cache} for those that compile (see
+    graders.course.compile_cache), built first where missing or stale."""
+    if not compile_cache.CompileCache(config=course.config).enabled:
+        return {}
+    found = {a: compile_cache.ensure(course.dir, a, limits, sandbox, log=compile_cache.stderr)
+             for a in sorted(assignments)}
+    return {a: path for a, path in found.items() if path is not None}
 
 
 class _Clock:
@@ -294,8 +306,10 @@ class LocalPool:
         self.executor = ProcessPoolExecutor(max_workers=workers,
                                             mp_context=multiprocessing.get_context("spawn"))
 
-    def submit(self, key: str, folder: Path, run_nb, limits: dict, sandbox: bool, prologue: str):
-        return self.executor.submit(worker.run, str(folder), run_nb, limits, sandbox, prologue)
+    def submit(self, key: str, folder: Path, run_nb, limits: dict, sandbox: bool, prologue: str,
+               cache: Path | None = None):
+        return self.executor.submit(worker.run, str(folder), run_nb, limits, sandbox, prologue,
+                                    str(cache) if cache else None)
 
     def ready(self, running, block: bool) -> set:
         return wait(running, timeout=None if block else 0, return_when=FIRST_COMPLETED).done

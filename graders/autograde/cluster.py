@@ -82,8 +82,10 @@ class DaskPool:
             raise
         self.completed = as_completed(loop=self.client.loop)
 
-    def submit(self, key: str, folder: Path, run_nb, limits: dict, sandbox: bool, prologue: str):
-        future = self.client.submit(worker.run_packed, worker.pack(folder), run_nb, limits, sandbox,
+    def submit(self, key: str, folder: Path, run_nb, limits: dict, sandbox: bool, prologue: str,
+               cache: Path | None = None):
+        # the warmed compile cache travels with each submission: a worker keeps nothing between them
+        future = self.client.submit(worker.run_packed, worker.pack(folder, cache), run_nb, limits, sandbox,
                                     prologue, key=key, pure=False, retries=1)
         self.completed.add(future)
         return future

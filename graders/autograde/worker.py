@@ -15,29 +15,38 @@ import tempfile
 import time
 from pathlib import Path
 
-from graders.sandbox.execute import Outcome, execute
+from graders.sandbox.execute import COMPILE_CACHE, Outcome, execute
 from graders.sandbox.limits import Limits
 
 
-def run(folder: str, nb, limits: dict, sandbox: bool, prologue: str) -> Outcome:
-    """Execute ``nb`` in a scratch copy of ``folder`` (the sanitized submission's folder)."""
+def run(folder: str, nb, limits: dict, sandbox: bool, prologue: str, cache: str | None = None) -> Outcome:
+    """Execute ``nb`` in a scratch copy of ``folder`` (the sanitized submission's folder), with
+    a private copy of ``cache`` (the assignment's warmed torch.compile cache) when given."""
     started = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
             # The scratch copy is the only place the submission may write: the autograded
             # folder in the course stays the main process's.
             shutil.copytree(Path(folder), scratch, dirs_exist_ok=True)
+            if cache:
+                shutil.copytree(cache, Path(scratch) / COMPILE_CACHE, dirs_exist_ok=True)
             return execute(nb, Path(scratch), Limits(**limits), sandbox, prologue)
     except Exception as error:  # one submission's harness failure must not end the batch
         return Outcome("crashed", f"grading harness error: {type(error).__name__}: {error}",
                        time.monotonic() - started)
 
 
-def pack(folder: Path) -> dict[str, bytes]:
+def pack(folder: Path, cache: Path | None = None) -> dict[str, bytes]:
     """The sanitized submission's folder as {relative path: bytes}, for a worker on another
-    machine. Regular files only: a link the student submitted is not followed to the main
-    machine's files."""
-    root = Path(folder)
+    machine, with the warmed compile ``cache`` under COMPILE_CACHE. Regular files only: a link
+    the student submitted is not followed to the main machine's files."""
+    files = _files(Path(folder))
+    if cache:
+        files.update({f"{COMPILE_CACHE}/{name}": data for name, data in _files(Path(cache)).items()})
+    return files
+
+
+def _files(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes()
             for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()
             and not any(q.is_symlink() for q in p.relative_to(root).parents if str(q) != ".")}

@@ -57,6 +57,9 @@ c.GenerateFeedback.preprocessors = [
 # c.Limits.notebook_timeout_s = 600
 # c.Limits.max_processes = 64
 # c.Limits.max_output_chars = 100000
+# An assignment that calls torch.compile is graded with a private copy of a compile cache
+# warmed by one run of its reference notebook (DIR/compile_cache): False compiles cold.
+# c.CompileCache.enabled = True
 '''
 
 

@@ -6,16 +6,20 @@ from pathlib import Path
 
 from nbgrader.apps import NbGraderAPI
 
+from . import compile_cache
+from .compile_cache import CompileCache
 from .config import Course
 from .layout import CourseError, copy_sources, ensure_course_dir, resolve_assignments
 
 
 def release(course_dir: Path, assignments: list[str] | None = None,
-            keep_existing: bool = False) -> list[Path]:
+            keep_existing: bool = False, warm_cache: bool = False) -> list[Path]:
     """Copy sources into the course, run nbgrader generate_assignment, return the releases.
 
     ``keep_existing`` leaves an already released notebook alone: `make lab` serves
     course/release to the student, so regenerating it would wipe their answers.
+    ``warm_cache``: build the torch.compile cache that grading copies into each sandbox
+    (graders.course.compile_cache) now rather than at the first `course autograde`.
     """
     course_dir = ensure_course_dir(course_dir)
     names = resolve_assignments(assignments)
@@ -24,11 +28,14 @@ def release(course_dir: Path, assignments: list[str] | None = None,
         if not names:
             return []
     copy_sources(course_dir, names)
-    api = NbGraderAPI(config=Course(course_dir).config)
+    course = Course(course_dir)
+    api = NbGraderAPI(config=course.config)
     released = []
     for name in names:
         result = api.generate_assignment(name, force=True, create=True)
         if not result["success"]:
             raise CourseError(f"nbgrader could not release {name}:\n{result['log']}\n{result.get('error', '')}")
         released.append(course_dir / "release" / name / f"{name}.ipynb")
+        if warm_cache and CompileCache(config=course.config).enabled:
+            compile_cache.ensure(course_dir, name, course.limits())
     return released

@@ -24,6 +24,9 @@ from . import CANARY_KEY, bwrap
 from .limits import Limits
 
 STATUSES = ("ok", "timeout", "memory", "crashed")
+# A folder of this name in the scratch copy is the run's torch.compile cache (Inductor's):
+# graders.course.compile_cache puts a private copy of the assignment's warmed cache there.
+COMPILE_CACHE = ".compile-cache"
 
 
 @dataclass
@@ -98,7 +101,8 @@ def child_env(workdir: Path, scratch_tmp: str) -> dict[str, str]:
         "JUPYTER_DATA_DIR": f"{scratch_tmp}/jupyter-data",
         "JUPYTER_PLATFORM_DIRS": "1",
         "XDG_CACHE_HOME": f"{scratch_tmp}/cache",
-        "TORCHINDUCTOR_CACHE_DIR": f"{scratch_tmp}/inductor",
+        "TORCHINDUCTOR_CACHE_DIR": str(workdir / COMPILE_CACHE) if (workdir / COMPILE_CACHE).is_dir()
+        else f"{scratch_tmp}/inductor",
         "OMP_NUM_THREADS": "1",  # keeps a submission's thread count (and NPROC use) small
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
     }

@@ -1,0 +1,110 @@
+"""A warmed torch.compile cache per assignment, so that grading does not compile cold.
+
+Every graded submission runs in a fresh sandbox whose Inductor cache starts empty: a
+notebook that calls ``torch.compile`` would pay every compilation (C++ codegen and a
+compiler run per graph) once per student. Instead, the reference notebook (DIR/source, the
+instructor's answers) is executed once, in the same sandbox and environment as grading, and
+the Inductor cache it leaves is kept in DIR/compile_cache/<assignment>/. Each submission
+then gets its own copy in its scratch folder (graders.sandbox.execute.COMPILE_CACHE): a
+student's code can read and spoil only that copy, never the course's or another student's.
+
+The cache is keyed by the reference notebook's code and the torch version (the KEY file);
+a stale or missing cache is rebuilt by the next `course release` or `course autograde`.
+Settings: ``c.CompileCache.enabled`` in the course's nbgrader_config.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import sys
+import tempfile
+from importlib.metadata import version
+from pathlib import Path
+
+import nbformat
+from traitlets import Bool
+from traitlets.config import Configurable
+
+from graders.sandbox.bwrap import SandboxUnavailable
+from graders.sandbox.execute import COMPILE_CACHE, execute
+from graders.sandbox.limits import Limits
+
+FOLDER = "compile_cache"
+COMPILES = re.compile(r"\btorch\.compile\b")
+
+
+class CompileCache(Configurable):
+    enabled = Bool(True, help="warm a torch.compile cache from the reference notebook of each "
+                              "assignment that compiles, and give every graded submission a "
+                              "private copy of it").tag(config=True)
+
+
+def compiles(nb) -> bool:
+    """Whether any code cell calls torch.compile (prose that names it does not count)."""
+    return any(c.cell_type == "code" and COMPILES.search(c.source) for c in nb.cells)
+
+
+def key(nb) -> str:
+    code = "\n\0".join(c.source for c in nb.cells if c.cell_type == "code")
+    return hashlib.sha256(f"torch {version('torch')}\n{code}".encode()).hexdigest()
+
+
+def location(course_dir: Path, assignment: str) -> Path:
+    return Path(course_dir) / FOLDER / assignment
+
+
+def fresh(course_dir: Path, assignment: str) -> Path | None:
+    """The assignment's warmed cache if it matches the reference notebook now in DIR/source."""
+    source = Path(course_dir) / "source" / assignment / f"{assignment}.ipynb"
+    folder = location(course_dir, assignment)
+    if not source.exists() or not (folder / "KEY").exists():
+        return None
+    nb = nbformat.read(str(source), as_version=4)
+    return folder if (folder / "KEY").read_text().strip() == key(nb) else None
+
+
+def ensure(course_dir: Path, assignment: str, limits: Limits | None = None, sandbox: bool = True,
+           log=print) -> Path | None:
+    """The assignment's warmed cache, built now if missing or stale; None when the notebook
+    does not compile or the reference run failed (grading then simply compiles cold)."""
+    course_dir = Path(course_dir)
+    source = course_dir / "source" / assignment / f"{assignment}.ipynb"
+    nb = nbformat.read(str(source), as_version=4)
+    if not compiles(nb):
+        return None
+    found = fresh(course_dir, assignment)
+    if found is not None:
+        return found
+    log(f"{assignment}: warming the torch.compile cache (one run of the reference notebook)")
+    with tempfile.TemporaryDirectory(prefix="compile-cache-") as scratch:
+        scratch = Path(scratch)
+        shutil.copytree(source.parent, scratch, dirs_exist_ok=True)
+        (scratch / COMPILE_CACHE).mkdir(exist_ok=True)
+        try:
+            outcome = execute(nb, scratch, limits, sandbox)
+        except SandboxUnavailable as error:
+            log(f"{assignment}: no warmed compile cache: {error}")
+            return None
+        if outcome.status != "ok" or not any((scratch / COMPILE_CACHE).iterdir()):
+            log(f"{assignment}: no warmed compile cache ({outcome.status}: {outcome.reason}); "
+                "submissions will compile cold")
+            return None
+        (scratch / COMPILE_CACHE / "KEY").write_text(key(nb) + "\n")
+        target = location(course_dir, assignment)
+        staged = target.with_name(target.name + ".new")
+        shutil.rmtree(staged, ignore_errors=True)
+        shutil.copytree(scratch / COMPILE_CACHE, staged, symlinks=True)
+    shutil.rmtree(target, ignore_errors=True)
+    staged.rename(target)
+    log(f"{assignment}: compile cache ready ({size_mb(target):.1f} MB, {outcome.seconds:.0f} s)")
+    return target
+
+
+def size_mb(folder: Path) -> float:
+    return sum(p.stat().st_size for p in Path(folder).rglob("*") if p.is_file()) / 2**20
+
+
+def stderr(message: str) -> None:
+    print(message, file=sys.stderr)
