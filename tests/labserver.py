@@ -78,6 +78,7 @@ class LabServer:
     log: Path
     runtime_dir: Path | None = None
     stopped: bool = field(default=False)
+    deleted: dict = field(default_factory=dict)  # {kernel id: when shutdown_kernels deleted it}
 
     @property
     def base(self) -> str:
@@ -103,6 +104,7 @@ class LabServer:
     def shutdown_kernels(self) -> None:
         try:
             for kernel in self.api("/api/kernels"):
+                self.deleted.setdefault(kernel["id"], time.time())
                 self.api(f"/api/kernels/{kernel['id']}", method="DELETE")
         except (OSError, urllib.error.URLError):
             pass

@@ -1,18 +1,20 @@
 """The lessons in a real browser: JupyterLab in headless Chromium, driven by Playwright.
 
 Every released notebook is served three ways, with the student's lab configuration (lab/):
-completed (the reference answers), untouched (the release as a student gets it) and wrong
-(each exercise's first plausible wrong answer). For each notebook:
+completed (the reference answers), untouched (the release as a student gets it) and student
+(a student halfway: every other exercise answered with its first plausible wrong answer, the
+rest untouched). For each notebook:
 
 * completed: "Run All Cells" finishes with no error or stderr output; every instrument renders
   (controls and a figure, shown no larger than its pixels allow) and redraws when a control
-  changes; a screenshot of each instrument is kept at 2x. The notebook is saved, its kernel
-  stopped, and it is reopened: every instrument shows its last picture, none shows a widget
-  error (point 2 of issue 9).
-* untouched: Run All reaches the last cell; every instrument renders; every test cell shows one
-  "Not answered yet" line; no other cell fails (point 1).
-* wrong: every failing test cell shows a short message with no traceback frames and no
-  misconception marker, and the wrong answers' misconceptions are named (point 5).
+  changes; a screenshot of each instrument is kept at 2x; the window is then narrowed to 900
+  and widened to 1600 CSS px, and each figure stays sharp and uncut. The notebook is saved, its
+  kernel stopped, and it is reopened: every instrument shows its last picture, none shows a
+  widget error (points 2 and 3 of issue 9).
+* student: Run All reaches the last cell; every instrument renders; each unanswered
+  exercise's test cell shows one "Not answered yet" line (point 1); each wrong one's shows a
+  short message with no traceback frames and no misconception marker, and the wrong answers'
+  misconceptions are named (point 5); no other cell fails.
 
 nbgrader's Validate passes the completed notebook and names each failing test cell of the
 untouched one in a readable dialog. The lab shows a student Validate and none of nbgrader's
@@ -28,6 +30,7 @@ import os
 import re
 import time
 import urllib.parse
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -51,6 +54,7 @@ VALIDATE_MS = 600_000
 RETRY_S = 30       # seconds to wait for a Run All click to start something
 START_CLICKS = 3
 NUDGE_MS = 10_000
+WIDTHS = (900, 1600)  # the narrowest and widest windows a figure must fit sharp and uncut
 
 EXPLORE_CALL = re.compile(r"\bexplore\w*\s*\(")
 ERROR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
@@ -85,8 +89,8 @@ test_cells_sources.__test__ = False  # a helper, not a pytest test
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """Release the course; build completed, untouched and wrong student copies; serve them in
-    JupyterLab with the student's lab configuration (Validate reads its nbgrader config there)."""
+    """Release the course; build completed, untouched and half-wrong student copies; serve them
+    in JupyterLab with the student's lab configuration (Validate reads its nbgrader config there)."""
     require_program(CHROMIUM, "chromium")
     from playwright.sync_api import sync_playwright
 
@@ -102,13 +106,10 @@ def lab(tmp_path_factory):
         released = submissions.read(course / "release" / stem / f"{stem}.ipynb")
         copies = [("completed", submissions.reference(source, released)), ("untouched", released)]
         try:
-            rounds = submissions.wrong_rounds(stem, source, released)
+            half, phrases[stem] = half_wrong(stem, source, released)
         except (KeyError, ValueError) as problem:  # variants out of step with the notebook
-            phrases[stem] = problem
-            rounds = []
-        if rounds:
-            copies.append(("wrong", rounds[0][0]))
-            phrases[stem] = rounds[0][1]
+            phrases[stem], half = problem, released
+        copies.append(("student", half))
         for folder, nb in copies:
             (root / folder).mkdir(parents=True, exist_ok=True)
             nbformat.write(nb, str(root / folder / f"{stem}.ipynb"))
@@ -130,6 +131,20 @@ def lab(tmp_path_factory):
                     playwright.stop()
             finally:
                 server.stop()
+
+
+def half_wrong(stem: str, source, released):
+    """The release with every other exercise (in notebook order) given its first wrong answer,
+    the rest left as released; returns it and {solution grade_id: misconception phrase}."""
+    from authoring import submissions
+
+    rounds = submissions.wrong_rounds(stem, source, released)
+    if not rounds:
+        return released, {}
+    first = rounds[0][1]
+    wronged = [g for g in submissions.solution_cells(source) if g in first][::2]
+    answers = dict(submissions.solution_cells(rounds[0][0]))
+    return submissions.fill(released, {g: answers[g] for g in wronged}), {g: first[g] for g in wronged}
 
 
 class Lab:
@@ -388,6 +403,13 @@ def test_notebook_runs_and_instruments_respond(lab, stem):
             how = nudge(page, explorer, image_src(explorer))
             assert how, f"{stem}: instrument {index} did not redraw its figure after any control changed"
             print(f"{stem}: instrument {index} redrew after {how}")
+        for width in WIDTHS:
+            page.set_viewport_size({"width": width, "height": 1800})
+            for index, explorer in enumerate(explorers.all()):
+                explorer.scroll_into_view_if_needed()
+                wait_images(page, explorer)
+                check_sharp_and_unclipped(explorer, f"{stem} at {width} px: instrument {index}")
+                explorer.screenshot(path=str(SCREENSHOTS / f"{stem}-instrument-{index}-{width}px.png"))
         assert not blocked, f"{stem}: the page asked for non-local resources: {blocked}"
         save(page, panel)
     except BaseException:
@@ -436,100 +458,66 @@ def explore_calls_in(source: str) -> int:
                if not line.lstrip().startswith("def "))
 
 
+FRAME_SIGNS = ("Traceback", 'File "', "helpers/", "contextlib", "[mc:", "----> ")
+
+
+def code_cell_grade_ids(nb) -> list[str | None]:
+    return [c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+            for c in nb.cells if c.cell_type == "code"]
+
+
 @pytest.mark.parametrize("stem", STEMS)
-def test_untouched_copy_runs_to_the_end(lab, stem):
-    """Run All on the student's untouched copy: every code cell runs, every instrument renders,
-    each test cell says "Not answered yet" in one line, nothing else fails."""
-    nb = submissions_read(lab.root / "untouched" / f"{stem}.ipynb")
-    kinds, expected = code_cell_kinds(nb), explore_calls(nb)
-    context, page, panel, blocked = lab.open(f"untouched/{stem}.ipynb", f"untouched-{stem}")
+def test_student_copy_runs_to_the_end_with_short_messages(lab, stem):
+    """Run All on a student's half-done copy: every code cell runs, every instrument renders;
+    an unanswered exercise's test cell says "Not answered yet" in one line; a wrong answer's
+    shows its message alone (no frames, no marker) and the misconceptions are named."""
+    if isinstance(lab.phrases.get(stem), Exception):
+        pytest.fail(f"{stem}: its wrong answers cannot be filled in: {lab.phrases[stem]}")
+    phrases = lab.phrases.get(stem, {})
+    nb = submissions_read(lab.root / "student" / f"{stem}.ipynb")
+    kinds, ids, expected = code_cell_kinds(nb), code_cell_grade_ids(nb), explore_calls(nb)
+    context, page, panel, blocked = lab.open(f"student/{stem}.ipynb", f"student-{stem}")
     try:
         progress = run_all(page)
         assert progress["numbered"] == progress["total"] == len(kinds), \
             f"{stem}: Run All stopped: {progress['numbered']} of {progress['total']} code cells ran"
-        cells = panel.locator(".jp-CodeCell").all()
-        for cell, kind in zip(cells, kinds):
+        failures = []
+        for cell, kind, grade_id in zip(panel.locator(".jp-CodeCell").all(), kinds, ids):
             errors = outputs_of(cell, ERROR_OUTPUT)
             source = cell.locator(".jp-InputArea-editor").inner_text()[:120]
-            if kind == "test":
-                assert len(errors) == 1, f"{stem}: test cell {source!r} shows {errors}"
+            if kind == "other":
+                assert not errors, f"{stem}: cell {source!r} failed on the student's copy: {errors}"
+            if kind != "test":
+                continue
+            if grade_id.removesuffix("-test") in phrases:
+                for text in errors:
+                    assert not any(sign in text for sign in FRAME_SIGNS), \
+                        f"{stem}: a failed check shows more than its message:\n{text}"
+                    assert len(text.strip().splitlines()) <= 8, f"{stem}: a failure message is long:\n{text}"
+                    failures.append(text)
+            else:
+                assert len(errors) == 1, f"{stem}: unanswered test cell {source!r} shows {errors}"
                 lines = errors[0].strip().splitlines()
                 assert len(lines) == 1 and lines[0].startswith("Not answered yet"), \
                     f"{stem}: test cell {source!r} does not read as one not-answered line: {errors[0]!r}"
-            elif kind == "other":
-                assert not errors, f"{stem}: cell {source!r} failed on the untouched copy: {errors}"
+        if phrases:
+            assert failures, f"{stem}: no visible test caught any of the wrong answers"
+            named = [p for p in phrases.values()
+                     if any(p.lower() in " ".join(f.split()).lower() for f in failures)]
+            assert named, f"{stem}: no failure names a misconception: {failures[:3]}"
         explorers = panel.locator(".course-explorer")
         assert explorers.count() == expected, f"{stem}: {explorers.count()} of {expected} instruments rendered"
         for explorer in explorers.all():
             explorer.scroll_into_view_if_needed()
             wait_images(page, explorer)
-        shoot(page, f"{stem}-untouched")
+        shoot(page, f"{stem}-student")
         assert not blocked, f"{stem}: the page asked for non-local resources: {blocked}"
     except BaseException:
-        shoot(page, f"{stem}-untouched-failed")
+        shoot(page, f"{stem}-student-failed")
         raise
     finally:
         context.close()
         lab.server.shutdown_kernels()
-
-
-FRAME_SIGNS = ("Traceback", 'File "', "helpers/", "contextlib", "[mc:", "----> ")
-
-
-@pytest.mark.parametrize("stem", STEMS)
-def test_wrong_answers_read_as_one_short_message(lab, stem):
-    """Each exercise's first plausible wrong answer: the failing test cells show the message
-    alone (no frames, no marker), and the misconceptions are named."""
-    if stem not in lab.phrases:
-        pytest.skip(f"{stem} has no notebooks/variants/{stem}.py yet")
-    if isinstance(lab.phrases[stem], Exception):
-        pytest.fail(f"{stem}: its wrong answers cannot be filled in: {lab.phrases[stem]}")
-    nb = submissions_read(lab.root / "wrong" / f"{stem}.ipynb")
-    kinds = code_cell_kinds(nb)
-    context, page, panel, blocked = lab.open(f"wrong/{stem}.ipynb", f"wrong-{stem}")
-    try:
-        progress = run_all(page)
-        assert progress["numbered"] == progress["total"], f"{stem}: Run All stopped: {progress}"
-        failures = []
-        for cell, kind in zip(panel.locator(".jp-CodeCell").all(), kinds):
-            if kind != "test":
-                continue
-            for text in outputs_of(cell, ERROR_OUTPUT):
-                assert not any(sign in text for sign in FRAME_SIGNS), \
-                    f"{stem}: a failed check shows more than its message:\n{text}"
-                assert len(text.strip().splitlines()) <= 8, f"{stem}: a failure message is long:\n{text}"
-                failures.append(text)
-        assert failures, f"{stem}: no visible test caught any of the wrong answers"
-        named = [p for p in lab.phrases[stem].values()
-                 if any(p.lower() in " ".join(f.split()).lower() for f in failures)]
-        assert named, f"{stem}: no failure names a misconception: {failures[:3]}"
-        shoot(page, f"{stem}-wrong")
-    except BaseException:
-        shoot(page, f"{stem}-wrong-failed")
-        raise
-    finally:
-        context.close()
-        lab.server.shutdown_kernels()
-
-
-def test_figures_fit_narrow_and_wide_windows(lab):
-    """Each instrument of the first notebook with one, at 900 and 1600 px wide windows: sharp,
-    nothing cut on the right (screenshots kept)."""
-    stem = next((s for s in STEMS if explore_calls(submissions_read(lab.root / "completed" / f"{s}.ipynb"))),
-                None)
-    assert stem, "no notebook has an instrument"
-    for width in (900,):  # 1600 px: a second lab page timed out on the loaded machine (see report)
-        context, page, panel, blocked = lab.open(f"completed/{stem}.ipynb", f"width-{width}", width=width)
-        try:
-            run_all(page)
-            for index, explorer in enumerate(panel.locator(".course-explorer").all()):
-                explorer.scroll_into_view_if_needed()
-                wait_images(page, explorer)
-                check_sharp_and_unclipped(explorer, f"{stem} at {width} px: instrument {index}")
-                explorer.screenshot(path=str(SCREENSHOTS / f"{stem}-instrument-{index}-{width}px.png"))
-        finally:
-            context.close()
-            lab.server.shutdown_kernels()
 
 
 def shoot(page, name: str) -> None:
@@ -599,6 +587,27 @@ LOG_PROBLEMS = (re.compile(r"^\[E "), re.compile(r"No nbgrader_config\.py"),
                 re.compile(r"exchange directory", re.I), re.compile(r"Error fetching courses", re.I))
 
 
+def harness_teardown_removed(problems: list[str], deleted: dict[str, float]) -> list[str]:
+    """Without the errors the test harness causes itself: a closed page's last websocket
+    request still in the server when the harness deletes that kernel through the API (which
+    a student never does) ends as an uncaught error on /api/kernels/<id>/channels, with its
+    request dump ("{") and the 500 line. Only from a second before that deletion on: an
+    error on a kernel while its test used it still counts."""
+    kept, skipping = [], False
+    for line in problems:
+        match = re.search(r"/api/kernels/([0-9a-f-]{36})/channels", line)
+        stamp = re.match(r"\[\w (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+)", line)
+        when = datetime.strptime(stamp.group(1), "%Y-%m-%d %H:%M:%S.%f").timestamp() if stamp else 0
+        if match and match.group(1) in deleted and when >= deleted[match.group(1)] - 1:
+            skipping = True
+            continue
+        if skipping and re.search(r"\] \{$", line):
+            continue
+        skipping = False
+        kept.append(line)
+    return kept
+
+
 def test_student_sees_only_what_works(lab):
     """Validate is there; nbgrader's instructor tools and the news pop-up are not; the server
     answers 404 for the formgrader; its log (of every test above) has no error."""
@@ -622,4 +631,5 @@ def test_student_sees_only_what_works(lab):
         lab.server.shutdown_kernels()
     log = lab.server.log.read_text(errors="replace").splitlines()
     problems = [line for line in log if any(p.search(line) for p in LOG_PROBLEMS)]
+    problems = harness_teardown_removed(problems, lab.server.deleted)
     assert not problems, "the lab's log shows errors or misleading warnings:\n" + "\n".join(problems)
