@@ -8,6 +8,7 @@ included). Nothing here talks to anything but 127.0.0.1.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -210,16 +211,23 @@ def wait_for_token(process: subprocess.Popen, log: Path, port: int, timeout: flo
                        f"{log.read_text(errors='replace')[-4000:] if log.exists() else ''}")
 
 
-def start_lab(root_dir: Path, home: Path) -> LabServer:
-    """jupyter lab on 127.0.0.1, a free port, a random token, no browser, serving root_dir."""
+def start_lab(root_dir: Path, home: Path, student: bool = True) -> LabServer:
+    """jupyter lab on 127.0.0.1, a free port, a random token, no browser, serving root_dir.
+    ``student``: with the student's lab configuration (lab/: no instructor tools); without
+    it, nbgrader's server extensions are on (the formgrader), as in an instructor's lab, and
+    nbgrader reads root_dir's nbgrader_config.py from its working directory."""
     port, token = free_port(), secrets.token_hex(24)
     command = [str(VENV_BIN / "jupyter"), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
                f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
                f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root_dir}",
-               *QUIET_LAB_ARGS, *as_root_args()]
+               *(QUIET_LAB_ARGS if student else ()), *as_root_args()]
     log = home / "jupyterlab.log"
     home.mkdir(parents=True, exist_ok=True)
-    process = spawn(command, cwd=root_dir, env=isolated_env(home), log=log)
+    env = isolated_env(home)
+    if not student:
+        del env["JUPYTER_CONFIG_PATH"]
+        env["HOME"] = str(home)
+    process = spawn(command, cwd=root_dir, env=env, log=log)
     server = LabServer(process, port, token, log, runtime_dir=home / "runtime")
     try:
         wait_for_api(server)
@@ -227,3 +235,27 @@ def start_lab(root_dir: Path, home: Path) -> LabServer:
         server.stop()
         raise
     return server
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@contextlib.contextmanager
+def chromium():
+    """Headless Chromium through Playwright, closed (browser, then driver) however the body ends."""
+    from playwright.sync_api import sync_playwright
+
+    playwright = browser = None
+    try:
+        playwright = sync_playwright().start()
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+    finally:
+        try:
+            if browser is not None:
+                browser.close()
+        finally:
+            if playwright is not None:
+                playwright.stop()

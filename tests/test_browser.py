@@ -37,11 +37,8 @@ import nbformat
 import pytest
 
 from conftest import REPO, require_program
-from labserver import start_lab
+from labserver import CHROMIUM, chromium, start_lab
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 STEMS = sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))
 SCREENSHOTS = Path(os.environ.get("COURSE_SCREENSHOTS", REPO / "artifacts" / "screenshots"))
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
@@ -92,8 +89,6 @@ def lab(tmp_path_factory):
     """Release the course; build completed, untouched and half-wrong student copies; serve them
     in JupyterLab with the student's lab configuration (Validate reads its nbgrader config there)."""
     require_program(CHROMIUM, "chromium")
-    from playwright.sync_api import sync_playwright
-
     from authoring import submissions
     from graders.course.release import release
 
@@ -115,22 +110,11 @@ def lab(tmp_path_factory):
             nbformat.write(nb, str(root / folder / f"{stem}.ipynb"))
 
     server = start_lab(root, tmp / "jupyter-home")
-    playwright = browser = None
     try:
-        playwright = sync_playwright().start()
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                                             headless=True)
-        yield Lab(server, browser, root, phrases)
+        with chromium() as browser:
+            yield Lab(server, browser, root, phrases)
     finally:
-        try:
-            if browser is not None:
-                browser.close()
-        finally:
-            try:
-                if playwright is not None:
-                    playwright.stop()
-            finally:
-                server.stop()
+        server.stop()
 
 
 def half_wrong(stem: str, source, released):

@@ -28,7 +28,6 @@ import csv
 import html
 import os
 import re
-import secrets
 import subprocess
 import time
 import urllib.parse
@@ -38,15 +37,12 @@ import pytest
 from nbgrader.api import Gradebook
 
 import grading_course as gc
-from conftest import REPO, require_program
+from conftest import REPO, require_program, sandbox_flags
 from graders.course.config import COURSE_ID
-from labserver import VENV_BIN, LabServer, as_root_args, free_port, isolated_env, spawn, wait_for_api
+from labserver import CHROMIUM, VENV_BIN, LabServer, chromium, start_lab
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("formgrader")]
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 SCREENSHOTS = Path(os.environ.get("COURSE_SCREENSHOTS", REPO / "artifacts" / "screenshots"))
 COURSE_BIN = VENV_BIN / "course"
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
@@ -74,44 +70,9 @@ def course_cli(*args: str) -> subprocess.CompletedProcess:
     return done
 
 
-def sandbox_flags() -> list[str]:
-    """Grade in the bubblewrap sandbox wherever graders.sandbox can build one (as test_grading)."""
-    from graders.sandbox import bwrap as sandbox
-    try:
-        sandbox.wrap(["true"], Path("/tmp"), None)
-    except sandbox.SandboxUnavailable:
-        return ["--no-sandbox"]
-    except Exception:
-        pass
-    return []
-
-
 def autograde(course: Path, *flags: str) -> subprocess.CompletedProcess:
     return course_cli("autograde", ASSIGNMENT, "--course-dir", str(course), "--workers", "2",
                       "--cell-timeout", "20", "--notebook-timeout", "120", *sandbox_flags(), *flags)
-
-
-def start_instructor_lab(course: Path, home: Path) -> LabServer:
-    """jupyter lab serving the course directory, nbgrader's server extensions on (the venv's
-    default: formgrader, assignment and course lists), its config/runtime/settings isolated;
-    it reads the course's nbgrader_config.py from its working directory, as an instructor's does."""
-    port, token = free_port(), secrets.token_hex(24)
-    env = isolated_env(home)
-    del env["JUPYTER_CONFIG_PATH"]  # the student's lab/ turns the instructor tools off
-    env["HOME"] = str(home)
-    command = [str(VENV_BIN / "jupyter"), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-               f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-               f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={course}",
-               *as_root_args()]
-    log = home / "jupyterlab.log"
-    server = LabServer(spawn(command, cwd=course, env=env, log=log), port, token, log,
-                       runtime_dir=home / "runtime")
-    try:
-        wait_for_api(server)
-    except BaseException:
-        server.stop()
-        raise
-    return server
 
 
 class Formgrader:
@@ -155,7 +116,6 @@ class Formgrader:
 def fg(tmp_path_factory):
     require_program(CHROMIUM, "chromium")
     require_program("bwrap", "bubblewrap")
-    from playwright.sync_api import sync_playwright
 
     tmp = tmp_path_factory.mktemp("formgrader")
     course = tmp / "course"
@@ -166,22 +126,12 @@ def fg(tmp_path_factory):
     gc.submit(course, "blank", ASSIGNMENT, release)
     autograde(course)
 
-    server = start_instructor_lab(course, tmp / "jupyter-home")
-    playwright = browser = None
+    server = start_lab(course, tmp / "jupyter-home", student=False)
     try:
-        playwright = sync_playwright().start()
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield Formgrader(course, server, browser)
+        with chromium() as browser:
+            yield Formgrader(course, server, browser)
     finally:
-        try:
-            if browser is not None:
-                browser.close()
-        finally:
-            try:
-                if playwright is not None:
-                    playwright.stop()
-            finally:
-                server.stop()
+        server.stop()
 
 
 def expected_scores(fg) -> dict[str, float]:

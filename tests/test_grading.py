@@ -18,6 +18,7 @@ import pytest
 from nbgrader.apps import NbGraderAPI
 
 import grading_course as gc
+from conftest import sandbox_flags
 from graders.autograde.batch import autograde
 from graders.course.config import Course
 
@@ -26,18 +27,6 @@ pytestmark = pytest.mark.xdist_group("test_grading")
 
 COURSE_BIN = Path(sys.executable).parent / "course"
 LIMITS = ["--cell-timeout", "8", "--notebook-timeout", "60"]  # memory: the 2 GiB default
-
-
-def _sandbox_flags() -> list[str]:
-    """Grade in the bubblewrap sandbox wherever graders.sandbox can build one."""
-    from graders.sandbox import bwrap as sandbox
-    try:
-        sandbox.wrap(["true"], Path("/tmp"), None)
-    except sandbox.SandboxUnavailable:
-        return ["--no-sandbox"]
-    except Exception:
-        pass
-    return []
 
 
 def run_course(*args, cwd: Path) -> subprocess.CompletedProcess:
@@ -95,7 +84,7 @@ def graded(tmp_path_factory):
     course = tmp_path_factory.mktemp("grading") / "course"
     tiny_batch(course)
     elsewhere = tmp_path_factory.mktemp("elsewhere")
-    ran = run_course("autograde", "--course-dir", str(course), "--workers", "2", *LIMITS, *_sandbox_flags(),
+    ran = run_course("autograde", "--course-dir", str(course), "--workers", "2", *LIMITS, *sandbox_flags(),
                      cwd=elsewhere)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     return course, ran, elsewhere
@@ -210,7 +199,7 @@ def test_sigkill_mid_batch_then_resume(tmp_path):
     students = [f"s{k}" for k in range(4)]
     for student in students:
         gc.submit(course, student, "tiny", ref)
-    args = [str(COURSE_BIN), "autograde", "--course-dir", str(course), "--workers", "1", *_sandbox_flags()]
+    args = [str(COURSE_BIN), "autograde", "--course-dir", str(course), "--workers", "1", *sandbox_flags()]
     status_file = course / "grading_status.json"
     process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
@@ -223,7 +212,7 @@ def test_sigkill_mid_batch_then_resume(tmp_path):
         process.wait()
     graded_before = json.loads(status_file.read_text())
     assert 0 < len(graded_before) < len(students), "kill came too late to test a resume"
-    ran = run_course("autograde", "--course-dir", str(course), "--workers", "2", *_sandbox_flags(), cwd=tmp_path)
+    ran = run_course("autograde", "--course-dir", str(course), "--workers", "2", *sandbox_flags(), cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     records = json.loads(status_file.read_text())
     assert {k: (r["status"], r["score"]) for k, r in records.items()} == {f"{s}/tiny": ("ok", 5.0) for s in students}
