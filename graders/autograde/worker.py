@@ -15,7 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from graders.sandbox.execute import COMPILE_CACHE, Outcome, execute
+from graders.sandbox import COMPILE_CACHE
+from graders.sandbox.execute import Outcome, execute
 from graders.sandbox.limits import Limits
 
 

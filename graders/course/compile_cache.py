@@ -5,7 +5,7 @@ notebook that calls ``torch.compile`` would pay every compilation (C++ codegen a
 compiler run per graph) once per student. Instead, the reference notebook (DIR/source, the
 instructor's answers) is executed once, in the same sandbox and environment as grading, and
 the Inductor cache it leaves is kept in DIR/compile_cache/<assignment>/. Each submission
-then gets its own copy in its scratch folder (graders.sandbox.execute.COMPILE_CACHE): a
+then gets its own copy in its scratch folder (graders.sandbox.COMPILE_CACHE): a
 student's code can read and spoil only that copy, never the course's or another student's.
 
 The cache is keyed by the reference notebook's code and the torch version (the KEY file);
@@ -28,7 +28,8 @@ from traitlets import Bool
 from traitlets.config import Configurable
 
 from graders.sandbox.bwrap import SandboxUnavailable
-from graders.sandbox.execute import COMPILE_CACHE, execute
+from graders.sandbox import COMPILE_CACHE
+from graders.sandbox.execute import execute
 from graders.sandbox.limits import Limits
 
 FOLDER = "compile_cache"

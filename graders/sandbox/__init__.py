@@ -13,3 +13,7 @@ Never imports nbgrader: it runs a notebook and says how the run ended; what the 
 # Cells the grader adds to a notebook carry this metadata key; the runner runs them without
 # counting them in the student's history.
 CANARY_KEY = "graders_canary"
+
+# A folder of this name in the scratch copy is the run's torch.compile (Inductor) cache:
+# graders.course.compile_cache puts a private copy of the assignment's warmed cache there.
+COMPILE_CACHE = ".compile-cache"
