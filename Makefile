@@ -33,9 +33,10 @@ lab: $(STAMP)
 system-deps:
 	@bash .ci/system-deps
 
-# Two pytest workers: most of a test's time is waiting on a kernel, a sandbox or a browser, so
-# two overlap well on two cores; tests sharing a module fixture stay on one worker (xdist_group).
-TEST_JOBS ?= 2
+# Three pytest workers on two cores: much of a test's time is waiting on a kernel start, a
+# sandbox or a browser (a two-worker run kept the cores 45 % busy), so a third overlaps those
+# waits; tests sharing a module fixture stay on one worker (xdist_group).
+TEST_JOBS ?= 3
 test: $(STAMP) system-deps
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadgroup $(PYTEST_ARGS)
