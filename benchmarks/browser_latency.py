@@ -28,8 +28,6 @@ sys.path.insert(0, str(REPO / "tests"))
 
 import nbformat  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
-
 # Installs the clock on one explorer: start at a keydown (Enter or an arrow) or a change event
 # inside it, stop at the first frame after a new <img src> has decoded.
 CLOCK = """el => {
@@ -117,12 +115,11 @@ def main() -> None:
     parser.add_argument("--notebooks", nargs="*")
     args = parser.parse_args()
 
-    from playwright.sync_api import sync_playwright
 
     import test_browser as browser_test
     from authoring import submissions
     from graders.course.release import release
-    from labserver import start_lab
+    from labserver import chromium, start_lab
 
     stems = args.notebooks or sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))
     rows = []
@@ -135,11 +132,9 @@ def main() -> None:
             released = submissions.read(course / "release" / stem / f"{stem}.ipynb")
             nbformat.write(submissions.reference(source, released), str(root / f"{stem}.ipynb"))
         server = start_lab(root, Path(tmp) / "home")
-        with sync_playwright() as playwright:
-            chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                                  args=browser_test.CHROMIUM_ARGS)
-            lab = browser_test.Lab(server, chromium, root)
-            try:
+        try:
+            with chromium() as browser:
+                lab = browser_test.Lab(server, browser, root)
                 for stem in stems:
                     context, page, panel, _ = lab.open(f"{stem}.ipynb", f"latency-{stem}")
                     try:
@@ -156,9 +151,8 @@ def main() -> None:
                     finally:
                         context.close()
                         server.shutdown_kernels()
-            finally:
-                chromium.close()
-                server.stop()
+        finally:
+            server.stop()
 
     print(f"\n{'notebook':<18} {'instrument':<44} {'n':>3} {'median ms':>10} {'p95 ms':>8}  control")
     for stem, name, label, times in rows:
