@@ -106,14 +106,16 @@ def wrong_rounds(stem: str, source_nb, release_nb, ids: bool = False) -> list[tu
     return rounds
 
 
-def partly_wrong(stem: str, source_nb, release_nb):
-    """The reference answers with every other exercise (in notebook order) answered wrong.
+def partly_wrong(stem: str, source_nb, release_nb, rest_untouched: bool = False):
+    """Every other exercise (in notebook order) answered with its first wrong answer, the
+    rest with the reference answers (``rest_untouched``: left as released).
 
     Returns (notebook, the solution grade_ids answered wrong).
     """
     wrong, _ = load_variants(stem)
-    answers = dict(solution_cells(source_nb))
-    wronged = [grade_id for grade_id in answers if wrong.get(grade_id)][::2]
+    reference = solution_cells(source_nb)
+    answers = {} if rest_untouched else dict(reference)
+    wronged = [grade_id for grade_id in reference if wrong.get(grade_id)][::2]
     for grade_id in wronged:
         answers[grade_id] = wrong[grade_id][0][0]
     return fill(release_nb, answers), wronged

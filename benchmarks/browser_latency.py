@@ -115,7 +115,6 @@ def main() -> None:
     parser.add_argument("--notebooks", nargs="*")
     args = parser.parse_args()
 
-
     import test_browser as browser_test
     from authoring import submissions
     from graders.course.release import release

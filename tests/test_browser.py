@@ -122,13 +122,9 @@ def half_wrong(stem: str, source, released):
     the rest left as released; returns it and {solution grade_id: misconception phrase}."""
     from authoring import submissions
 
-    rounds = submissions.wrong_rounds(stem, source, released)
-    if not rounds:
-        return released, {}
-    first = rounds[0][1]
-    wronged = [g for g in submissions.solution_cells(source) if g in first][::2]
-    answers = dict(submissions.solution_cells(rounds[0][0]))
-    return submissions.fill(released, {g: answers[g] for g in wronged}), {g: first[g] for g in wronged}
+    nb, wronged = submissions.partly_wrong(stem, source, released, rest_untouched=True)
+    wrong, _ = submissions.load_variants(stem)
+    return nb, {g: submissions.unpack(wrong[g][0])[1] for g in wronged}
 
 
 class Lab:
