@@ -216,7 +216,8 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
             records[job.key] = done
         else:
             todo.append(job)
-    caches = warm_caches(course, {job.assignment for job in todo}, limits, sandbox)
+    caches = compile_cache.warm(course, sorted({job.assignment for job in todo}), limits, sandbox,
+                                log=compile_cache.stderr)
     bar = tqdm(total=len(todo), desc="autograde", unit="nb", disable=not progress)
     running = {}
 
@@ -260,16 +261,6 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
         pool.close()
         grader.close()
     return [records[job.key] for job in jobs]
-
-
-def warm_caches(course: Course, assignments: set[str], limits: Limits, sandbox: bool) -> dict:
-    """{assignment: its warmed torch.compile cache} for those that compile (see
-    graders.course.compile_cache), built first where missing or stale."""
-    if not compile_cache.CompileCache(config=course.config).enabled:
-        return {}
-    found = {a: compile_cache.ensure(course.dir, a, limits, sandbox, log=compile_cache.stderr)
-             for a in sorted(assignments)}
-    return {a: path for a, path in found.items() if path is not None}
 
 
 class _Clock:

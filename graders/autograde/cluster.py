@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from graders.course.layout import CourseError
+from graders.sandbox import COMPILE_CACHE
 from graders.sandbox.execute import Outcome
 
 from . import worker
@@ -81,11 +82,18 @@ class DaskPool:
             self.client.close()
             raise
         self.completed = as_completed(loop=self.client.loop)
+        self.caches: dict[Path, dict[str, bytes]] = {}
 
     def submit(self, key: str, folder: Path, run_nb, limits: dict, sandbox: bool, prologue: str,
                cache: Path | None = None):
-        # the warmed compile cache travels with each submission: a worker keeps nothing between them
-        future = self.client.submit(worker.run_packed, worker.pack(folder, cache), run_nb, limits, sandbox,
+        # the warmed compile cache travels with each submission: a worker keeps nothing between
+        # them; its files are read once per batch
+        files = worker.pack(folder)
+        if cache:
+            if cache not in self.caches:
+                self.caches[cache] = worker.pack(cache, prefix=f"{COMPILE_CACHE}/")
+            files.update(self.caches[cache])
+        future = self.client.submit(worker.run_packed, files, run_nb, limits, sandbox,
                                     prologue, key=key, pure=False, retries=1)
         self.completed.add(future)
         return future

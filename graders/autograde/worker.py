@@ -37,18 +37,12 @@ def run(folder: str, nb, limits: dict, sandbox: bool, prologue: str, cache: str 
                        time.monotonic() - started)
 
 
-def pack(folder: Path, cache: Path | None = None) -> dict[str, bytes]:
-    """The sanitized submission's folder as {relative path: bytes}, for a worker on another
-    machine, with the warmed compile ``cache`` under COMPILE_CACHE. Regular files only: a link
-    the student submitted is not followed to the main machine's files."""
-    files = _files(Path(folder))
-    if cache:
-        files.update({f"{COMPILE_CACHE}/{name}": data for name, data in _files(Path(cache)).items()})
-    return files
-
-
-def _files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes()
+def pack(folder: Path, prefix: str = "") -> dict[str, bytes]:
+    """A folder (the sanitized submission's; the warmed compile cache's, under ``prefix``) as
+    {relative path: bytes}, for a worker on another machine. Regular files only: a link the
+    student submitted is not followed to the main machine's files."""
+    root = Path(folder)
+    return {prefix + str(p.relative_to(root)): p.read_bytes()
             for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()
             and not any(q.is_symlink() for q in p.relative_to(root).parents if str(q) != ".")}
 

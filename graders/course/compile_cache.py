@@ -27,6 +27,7 @@ import nbformat
 from traitlets import Bool
 from traitlets.config import Configurable
 
+from graders.course.config import Course
 from graders.sandbox.bwrap import SandboxUnavailable
 from graders.sandbox import COMPILE_CACHE
 from graders.sandbox.execute import execute
@@ -56,14 +57,28 @@ def location(course_dir: Path, assignment: str) -> Path:
     return Path(course_dir) / FOLDER / assignment
 
 
-def fresh(course_dir: Path, assignment: str) -> Path | None:
-    """The assignment's warmed cache if it matches the reference notebook now in DIR/source."""
-    source = Path(course_dir) / "source" / assignment / f"{assignment}.ipynb"
-    folder = location(course_dir, assignment)
-    if not source.exists() or not (folder / "KEY").exists():
+def reference(course_dir: Path, assignment: str) -> Path:
+    return Path(course_dir) / "source" / assignment / f"{assignment}.ipynb"
+
+
+def fresh(course_dir: Path, assignment: str, nb=None) -> Path | None:
+    """The assignment's warmed cache if it matches the reference notebook ``nb`` (read from
+    DIR/source when not given)."""
+    folder, source = location(course_dir, assignment), reference(course_dir, assignment)
+    if not (folder / "KEY").exists() or (nb is None and not source.exists()):
         return None
-    nb = nbformat.read(str(source), as_version=4)
+    nb = nb if nb is not None else nbformat.read(str(source), as_version=4)
     return folder if (folder / "KEY").read_text().strip() == key(nb) else None
+
+
+def warm(course: Course, assignments: list[str], limits: Limits, sandbox: bool = True,
+         log=print) -> dict[str, Path]:
+    """{assignment: its warmed cache} for those that compile, unless the course's
+    ``c.CompileCache.enabled`` is False; what `course release` and `course autograde` call."""
+    if not CompileCache(config=course.config).enabled:
+        return {}
+    found = {a: ensure(course.dir, a, limits, sandbox, log) for a in assignments}
+    return {a: path for a, path in found.items() if path is not None}
 
 
 def ensure(course_dir: Path, assignment: str, limits: Limits | None = None, sandbox: bool = True,
@@ -71,11 +86,11 @@ def ensure(course_dir: Path, assignment: str, limits: Limits | None = None, sand
     """The assignment's warmed cache, built now if missing or stale; None when the notebook
     does not compile or the reference run failed (grading then simply compiles cold)."""
     course_dir = Path(course_dir)
-    source = course_dir / "source" / assignment / f"{assignment}.ipynb"
+    source = reference(course_dir, assignment)
     nb = nbformat.read(str(source), as_version=4)
     if not compiles(nb):
         return None
-    found = fresh(course_dir, assignment)
+    found = fresh(course_dir, assignment, nb)
     if found is not None:
         return found
     log(f"{assignment}: warming the torch.compile cache (one run of the reference notebook)")

@@ -7,7 +7,6 @@ from pathlib import Path
 from nbgrader.apps import NbGraderAPI
 
 from . import compile_cache
-from .compile_cache import CompileCache
 from .config import Course
 from .layout import CourseError, copy_sources, ensure_course_dir, resolve_assignments
 
@@ -36,6 +35,6 @@ def release(course_dir: Path, assignments: list[str] | None = None,
         if not result["success"]:
             raise CourseError(f"nbgrader could not release {name}:\n{result['log']}\n{result.get('error', '')}")
         released.append(course_dir / "release" / name / f"{name}.ipynb")
-        if warm_cache and CompileCache(config=course.config).enabled:
-            compile_cache.ensure(course_dir, name, course.limits())
+    if warm_cache:
+        compile_cache.warm(course, names, course.limits())
     return released
