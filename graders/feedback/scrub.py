@@ -22,7 +22,7 @@ import json
 from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from traitlets import Integer
 
-from helpers.checks import MARKER
+from helpers.misconceptions import MARKER
 
 PLACEHOLDER = "# [hidden tests: their code is not shown; their results are below]"
 REMOVED = "[line removed: it quoted hidden test code]"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import nbformat
 
-from helpers.checks import UNANSWERED, split_marker
+from helpers.misconceptions import UNANSWERED, split_marker
 
 CORRECT = "correct"
 UNCLASSIFIED = "unclassified"   # lost points, but no identifier (older releases, plain asserts)
