@@ -5,7 +5,8 @@
 Releases the course, fills in the reference answers, serves the copies with JupyterLab (the
 student's lab configuration) and opens each notebook in headless Chromium (2 device pixels
 per CSS pixel). After "Run All", each instrument gets N changes of one control: a slider
-moved with the arrow keys, else a text box re-typed and applied with Enter, else a dropdown.
+moved with the arrow keys (left first when it starts at its maximum), else a text box
+re-typed and applied with Enter, else a checkbox, else a dropdown.
 The clock runs inside the page, from the key or change event to the first animation frame
 after the new image has been decoded (what the student sees), and the table gives the median
 and 95th percentile per instrument. Budget: median <= 50 ms, p95 <= 150 ms. Times depend on
@@ -36,7 +37,8 @@ CLOCK = """el => {
     const start = () => { clock.t0 = performance.now(); };
     el.addEventListener('keydown', e => {
         if (e.key === 'Enter' || e.key.startsWith('Arrow')) start(); }, true);
-    el.addEventListener('change', e => { if (e.target.tagName === 'SELECT') start(); }, true);
+    el.addEventListener('change', e => {
+        if (e.target.tagName === 'SELECT' || e.target.type === 'checkbox') start(); }, true);
     new MutationObserver(mutations => {
         for (const m of mutations) {
             if (m.attributeName !== 'src' || clock.t0 === null) continue;
@@ -64,8 +66,10 @@ def wait_sample(page, explorer, before: int, timeout_ms: int = 15_000) -> bool:
 def actions(page, explorer):
     """Yield (label, [action, undo]) candidates: each action changes one control."""
     for handle in explorer.locator(".noUi-handle").all()[:1]:
-        yield "slider (arrow keys)", [lambda h=handle: (h.focus(), h.press("ArrowRight")),
-                                      lambda h=handle: (h.focus(), h.press("ArrowLeft"))]
+        right, left = ([lambda h=handle, k=key: (h.focus(), h.press(k))]
+                       for key in ("ArrowRight", "ArrowLeft"))
+        yield "slider (arrow keys)", right + left
+        yield "slider (arrow keys)", left + right  # a slider that starts at its maximum
     for box in explorer.locator("input[type=text]").all():
         current = box.input_value()
         for candidate in dict.fromkeys([re.sub(r"\d+", "1", current), re.sub(r"\d+", "2", current)]):
@@ -73,6 +77,8 @@ def actions(page, explorer):
                 def typed(value, box=box):
                     return lambda: (box.fill(value), box.press("Enter"))
                 yield f"text box + Enter ({current!r} <-> {candidate!r})", [typed(candidate), typed(current)]
+    for box in explorer.locator("input[type=checkbox]").all()[:1]:
+        yield "checkbox", [box.click, box.click]
     for select in explorer.locator("select").all()[:1]:
         current = select.input_value()
         others = [o.get_attribute("value") for o in select.locator("option").all()]

@@ -1,9 +1,11 @@
-"""Median update time of every instrument at its default settings: model, draw, PNG.
+"""Median update time of every instrument at its default settings: model, draw, picture.
 
     python benchmarks/instruments.py [--repeat N]
 
 An update is what happens when a control changes: the model recomputes and the figure is
-redrawn (model + draw, the budget's ≤ 50 ms), then rasterised to PNG for the widget.
+redrawn (model + draw, the budget's ≤ 50 ms), then written as the widget's picture (SVG, or a
+2x PNG for instruments that ask for one). "spare" is the figure cleared and given a fresh
+Axes after the picture has been sent, off the path from a change to its picture.
 """
 
 from __future__ import annotations
@@ -35,13 +37,16 @@ INSTRUMENTS = [
 
 
 def measure(explorer, repeat: int) -> dict[str, float]:
-    rows = {"model": [], "draw": [], "png": []}
+    rows = {"model": [], "draw": [], "picture": [], "spare": []}
     import time
     for _ in range(repeat):
         explorer.compute()
         start = time.perf_counter()
-        explorer.render_png()
-        rows["png"].append(time.perf_counter() - start)
+        explorer.render()
+        sent = time.perf_counter()
+        explorer.prepare_spare()
+        rows["picture"].append(sent - start)
+        rows["spare"].append(time.perf_counter() - sent)
         rows["model"].append(explorer.timings["model"])
         rows["draw"].append(explorer.timings["draw"])
     return {k: statistics.median(v) * 1000 for k, v in rows.items()}
@@ -51,11 +56,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=30)
     args = parser.parse_args()
-    print(f"{'instrument':<28} {'model ms':>9} {'draw ms':>9} {'model+draw':>11} {'png ms':>8}")
+    print(f"{'instrument':<28} {'model ms':>9} {'draw ms':>9} {'model+draw':>11} {'picture ms':>11} "
+          f"{'to picture':>11} {'spare ms':>9}")
     for label, module, kwargs in INSTRUMENTS:
         explorer = importlib.import_module(module).explore(**kwargs)
         m = measure(explorer, args.repeat)
-        print(f"{label:<28} {m['model']:>9.2f} {m['draw']:>9.2f} {m['model'] + m['draw']:>11.2f} {m['png']:>8.2f}")
+        path = m["model"] + m["draw"] + m["picture"]
+        print(f"{label:<28} {m['model']:>9.2f} {m['draw']:>9.2f} {m['model'] + m['draw']:>11.2f} "
+              f"{m['picture']:>11.2f} {path:>11.2f} {m['spare']:>9.2f}")
 
 
 if __name__ == "__main__":

@@ -35,14 +35,19 @@ into the widgets) are public, for benchmarks and for instruments that stream (li
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import io
 import time
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 
 import ipywidgets as widgets
 import matplotlib
+from matplotlib import font_manager
+from matplotlib.axis import Axis
+from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
@@ -92,10 +97,12 @@ class Explorer(widgets.VBox):
         self.controls = dict(controls)
         self.model, self.draw, self.title = model, draw, title
         self.image_format, self.min_fontsize = image_format, min_fontsize
-        # Fixed margins, not constrained layout: that lays the figure out by drawing it an
-        # extra time, which was a third of every update's rasterisation.
-        self.figure = Figure(figsize=figsize, dpi=CSS_DPI)
-        self.figure.subplots_adjust(left=0.03, right=0.97, bottom=0.04, top=0.88)
+        self.figsize = figsize
+        # Two figures: `figure` holds the picture on screen; the spare is cleared and given
+        # an empty Axes after each picture is sent, off the path from a change to its picture
+        # (a new Axes builds its ticks: a fifth of an update).
+        self.figure = self._blank_figure()
+        self._spare: tuple[Figure, object] | None = None
         self.message = widgets.HTML()
         self.image = widgets.Image(
             format="svg+xml" if image_format == "svg" else "png",
@@ -167,16 +174,43 @@ class Explorer(widgets.VBox):
         self.error = error
         if error is None:
             self.result = result
-            self.figure.clear()
-            self.draw(result, ax=self.figure.add_subplot())
-            self._raise_small_text()
+            self.paint(self.draw, result)
         drawn = time.perf_counter()
         self.timings = {"model": modelled - start, "draw": drawn - modelled}
 
-    def _raise_small_text(self) -> None:
+    def paint(self, draw: Callable, data) -> None:
+        """``draw(data, ax)`` on an empty Axes; that figure becomes ``self.figure``.
+
+        For instruments that redraw between model runs (live curves) as well as for compute."""
+        figure, ax = self._spare or self._blank_axes()
+        self._spare = None
+        draw(data, ax=ax)
+        self._raise_small_text(figure)
+        self.figure, self._used = figure, self.figure
+
+    def prepare_spare(self) -> None:
+        """Clear the figure that went off screen and give it an empty Axes, so that the next
+        change draws at once. Called after a picture is sent; harmless to call twice."""
+        used = getattr(self, "_used", None)
+        if self._spare is None and used is not None:
+            used.clear()
+            self._spare, self._used = (used, used.add_subplot()), None
+
+    def _blank_figure(self) -> Figure:
+        # Fixed margins, not constrained layout: that lays the figure out by drawing it an
+        # extra time, which was a third of every update's rasterisation.
+        figure = Figure(figsize=self.figsize, dpi=CSS_DPI)
+        figure.subplots_adjust(left=0.03, right=0.97, bottom=0.04, top=0.88)
+        return figure
+
+    def _blank_axes(self):
+        figure = self._blank_figure()
+        return figure, figure.add_subplot()
+
+    def _raise_small_text(self, figure: Figure) -> None:
         if self.min_fontsize is None:
             return
-        for text in self.figure.findobj(Text):
+        for text in _texts(figure):
             if text.get_text() and text.get_fontsize() < self.min_fontsize:
                 text.set_fontsize(self.min_fontsize)
 
@@ -185,8 +219,9 @@ class Explorer(widgets.VBox):
         buffer = io.BytesIO()
         if self.image_format == "svg":
             # text as <text> elements: sharp, small, and much faster than text as paths
-            with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "course"}):
-                self.figure.savefig(buffer, format="svg")
+            with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "course"}), \
+                    remembered_text_extents():
+                self.figure.savefig(buffer, format="svg", metadata={"Date": None})
         else:
             self.figure.savefig(buffer, format="png", dpi=CSS_DPI * PNG_SCALE)
         return buffer.getvalue()
@@ -201,8 +236,7 @@ class Explorer(widgets.VBox):
         """compute(), then the picture and the message line."""
         self.compute()
         if self.error is None:
-            self.image.value = self.render()
-            self.image.remove_class("course-explorer-stale")
+            self.show()
             note = self.note()
             self.message.value = (f"<div class='course-explorer-note'>{html.escape(note)}</div>"
                                   if note else "")
@@ -211,6 +245,12 @@ class Explorer(widgets.VBox):
             self.message.value = ("<div class='course-explorer-error'>"
                                   f"⚠ {html.escape(self.error)}{kept}</div>")
             self.image.add_class("course-explorer-stale")
+        self.prepare_spare()  # the picture has been sent: this no longer delays it
+
+    def show(self) -> None:
+        """Send the current figure to the image widget."""
+        self.image.value = self.render()
+        self.image.remove_class("course-explorer-stale")
 
     # ------------------------------------------------------------- lifecycle
 
@@ -262,6 +302,49 @@ class Explorer(widgets.VBox):
         if "image/png" in bundle:  # shown at CSS size, so the 2x pixels stay sharp
             return bundle, {"image/png": {"width": int(self.figure.get_figwidth() * CSS_DPI)}}
         return bundle
+
+
+_EXTENTS: OrderedDict = OrderedDict()  # (text, font files, size) -> (width, height, descent)
+_EXTENTS_KEPT = 4096
+
+
+@contextlib.contextmanager
+def remembered_text_extents():
+    """While it is open, the SVG renderer measures each plain label once per kernel, not once
+    per picture: matplotlib's own cache is keyed by the renderer, and savefig makes a new one
+    each time, so every redraw laid out every label again with FreeType (a fifth of it).
+    A plain label's extent depends only on its string, its font files and its size."""
+    measure = RendererSVG.get_text_width_height_descent
+
+    def remembered(renderer, s, prop, ismath):
+        if ismath:  # mathtext and TeX also depend on rcParams: measured each time
+            return measure(renderer, s, prop, ismath)
+        key = (s, tuple(font_manager.fontManager._find_fonts_by_props(prop)),
+               prop.get_size_in_points())
+        if key in _EXTENTS:
+            _EXTENTS.move_to_end(key)
+        else:
+            _EXTENTS[key] = measure(renderer, s, prop, ismath)
+            if len(_EXTENTS) > _EXTENTS_KEPT:
+                _EXTENTS.popitem(last=False)
+        return _EXTENTS[key]
+
+    RendererSVG.get_text_width_height_descent = remembered
+    try:
+        yield
+    finally:
+        RendererSVG.get_text_width_height_descent = measure
+
+
+def _texts(artist):
+    """Every Text under artist, without building the ticks of an Axes drawn with its axis off
+    (asking a hidden axis for its children creates them; they are never drawn)."""
+    for child in artist.get_children():
+        if isinstance(child, Axis) and not child.axes.axison:
+            continue
+        if isinstance(child, Text):
+            yield child
+        yield from _texts(child)
 
 
 def _current_cell() -> tuple[str | None, str | None]:

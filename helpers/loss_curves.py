@@ -336,9 +336,9 @@ def explore(optimizer: str = "SGD", lr: float = 0.1, hidden: str = "64", epochs:
         now = time.perf_counter()
         if explorer is None or now - state["last"] < every:
             return
-        explorer.figure.clear()
-        draw_curves(history, explorer.figure.add_subplot())
-        explorer.image.value = explorer.render()
+        explorer.paint(draw_curves, history)
+        explorer.show()
+        explorer.prepare_spare()
         state["last"] = time.perf_counter()
 
     def model(optimizer, lr, hidden, epochs):

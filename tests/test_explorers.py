@@ -113,6 +113,57 @@ def test_picture_is_svg_at_css_size_with_text_at_least_12_css_px():
     assert min(sizes) * CSS_DPI / 72 >= 12 - 1e-6, sizes
 
 
+def draw_diagram(result, ax=None):
+    ax.text(0.2, 0.5, "small", fontsize=5)
+    ax.text(0.6, 0.5, r"$x = 2$", fontsize=6)  # mathtext: measured each time, not remembered
+    ax.set_title(f"slope {result.slope:g}", fontsize=7)
+    ax.set_axis_off()
+    return ax.figure
+
+
+def test_text_of_a_diagram_drawn_with_its_axis_off_is_raised_too():
+    controls = {"slope": widgets.FloatSlider(value=1.0, min=-3, max=3, step=0.075),
+                "label": widgets.Text(value="y", continuous_update=False)}
+    e = Explorer(controls, line_model, draw_diagram, figsize=(5, 2.5))
+    sizes = svg_font_sizes(bytes(e.image.value))
+    assert len(sizes) >= 2 and min(sizes) * CSS_DPI / 72 >= 12 - 1e-6, sizes
+
+
+def plain_svg(figure) -> bytes:
+    import io
+    buffer = io.BytesIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "course"}):
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("draw", [draw_line, draw_diagram])
+def test_remembered_text_extents_change_no_byte_of_the_picture(draw):
+    from matplotlib.backends.backend_svg import RendererSVG
+    measure = RendererSVG.get_text_width_height_descent
+    controls = {"slope": widgets.FloatSlider(value=1.0, min=-3, max=3, step=0.075),
+                "label": widgets.Text(value="y", continuous_update=False)}
+    e = Explorer(controls, line_model, draw, figsize=(5, 2.5))
+    for slope in (0.5, 1.5, 0.5):  # the second 0.5 is drawn from remembered extents
+        e.controls["slope"].value = slope
+        assert bytes(e.image.value) == e.render() == plain_svg(e.figure)
+    assert RendererSVG.get_text_width_height_descent is measure, "the renderer is left patched"
+    assert explorer_module._EXTENTS, "nothing was remembered"
+
+
+def test_the_picture_on_screen_keeps_its_figure_while_the_next_is_prepared():
+    e = small_explorer()
+    shown = e.figure
+    assert e._spare is not None and e._spare[0] is not shown and not e._spare[1].lines
+    e.controls["slope"].value = 2.0
+    assert e.figure is not shown and e.figure.axes[0].lines  # drawn on the spare
+    assert e._spare[0] is shown and not shown.axes[0].lines  # the old one, emptied after sending
+    assert bytes(e.image.value) == plain_svg(e.figure)
+    e.compute()  # without a prepared spare (benchmarks call compute alone) it still draws
+    e.compute()
+    assert e.figure.axes[0].lines
+
+
 def test_png_is_rendered_at_twice_the_css_size():
     e = small_explorer(image_format="png")
     assert bytes(e.image.value[:8]) == b"\x89PNG\r\n\x1a\n" and e.image.format == "png"
