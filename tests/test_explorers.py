@@ -219,3 +219,12 @@ def test_picking_an_op_waits_for_its_arguments_and_clears_old_ones():
     assert e.error and e.error.startswith("view(4, 2)") and "⚠" in e.message.value
     e.controls["args"].value = "3, 2"
     assert e.error is None and e.result.layout.shape == (3, 2) and e.message.value == ""
+
+
+def test_the_first_explorer_freezes_what_the_kernel_imported():
+    import gc
+    small_explorer()
+    frozen = gc.get_freeze_count()
+    assert frozen > 10_000, "torch and matplotlib's objects should be out of the collector's reach"
+    small_explorer()
+    assert gc.get_freeze_count() == frozen, "only the first explorer freezes"
