@@ -1,9 +1,18 @@
 """Every notebook through real nbgrader: reference full marks, blank 0, wrong answers lose
 exactly their exercise's points with the misconception named, alternatives keep full marks,
-and `course report` counts every student's outcome as the batch declares it."""
+and `course report` counts every student's outcome as the batch declares it.
+
+The blank submission is also the untouched student copy running to its last cell: the
+release tags every answer and test cell ``raises-exception`` (graders/course/student_copy.py),
+so that JupyterLab's and nbclient's Run All let such a cell fail and run on, while an
+untagged cell that failed would stop them. Its graded notebook shows every code cell run,
+every test cell failing first with one "not answered yet" line whose evalue carries
+[mc:unanswered], and every other cell without an error. (What the student sees in the lab
+is tests/test_browser.py's.)"""
 
 from pathlib import Path
 
+import nbformat
 import pytest
 
 import nbgrading
@@ -27,6 +36,7 @@ def test_round_trip(stem, tmp_path):
     for student, nb in batch.items():
         submissions.submit(course, student, stem, nb)
     grades = nbgrading.autograde(course, stem, list(batch))
+    assert_untouched_copy_ran_to_the_end(course, stem, released)
     total = sum(submissions.test_cells(source).values())
 
     def score(student):
@@ -62,3 +72,36 @@ def test_round_trip(stem, tmp_path):
         unknown |= {g for g, outcome in outcomes.items() if outcome is None}
         known[f"wrong{k}"] = {g: outcome for g, outcome in outcomes.items() if outcome is not None}
     report_counts.assert_counts(course, stem, exercises, known, unknown)
+
+
+def kind(cell) -> str:
+    meta = cell.metadata.get("nbgrader", {})
+    return "test" if meta.get("grade") and not meta.get("solution") else (
+        "answer" if meta.get("solution") else "other")
+
+
+def assert_untouched_copy_ran_to_the_end(course: Path, stem: str, released) -> None:
+    for cell in released.cells:
+        if cell.cell_type == "code" and kind(cell) != "other":
+            assert "raises-exception" in cell.metadata.get("tags", []), \
+                f"{stem}: {cell.metadata['nbgrader']['grade_id']} is not tagged raises-exception"
+    graded = nbformat.read(str(course / "autograded" / "blank" / stem / f"{stem}.ipynb"), as_version=4)
+    code = [c for c in graded.cells if c.cell_type == "code"]
+    assert all(c.execution_count for c in code), f"{stem}: not every code cell ran"
+    tests = 0
+    for cell in code:
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if kind(cell) == "test":
+            tests += 1
+            grade_id = cell.metadata["nbgrader"]["grade_id"]
+            # the first error is what the student's Run All shows; grading may add the
+            # underlying exception after it (nbgrader's show_undisplayed_error)
+            assert errors, f"{stem}: {grade_id} did not fail: {cell.outputs}"
+            error = errors[0]
+            assert error.evalue.endswith("[mc:unanswered]"), \
+                f"{stem}: {grade_id} reads as something else than not answered: {error.ename}: {error.evalue}"
+            assert len(error.traceback) == 1 and "Not answered yet" in error.traceback[0], \
+                f"{stem}: {grade_id} shows more than one line: {error.traceback}"
+        elif kind(cell) == "other":
+            assert not errors, f"{stem}: a cell that is not an exercise failed: {cell.source[:200]}\n{errors}"
+    assert tests, f"{stem} has no test cells"
