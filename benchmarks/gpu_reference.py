@@ -4,7 +4,7 @@
 
 On a machine with a CUDA GPU: float32 n×n matmuls on the CPU and on the GPU across sizes
 (median of repeats after warm-up, torch.utils.benchmark), and the GPU's memory statistics.
-Prints the table; with --write, stores it in notebooks/data/gpu_reference.json together
+Prints the table; with --write, stores it in helpers/gpu_reference.json together
 with the device, the torch version and the date. Without a GPU it says so and writes nothing.
 """
 
@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="store the table in the repository")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
-        print("No CUDA GPU here: nothing measured, notebooks/data/gpu_reference.json unchanged.")
+        print("No CUDA GPU here: nothing measured, helpers/gpu_reference.json unchanged.")
         return 1
     table = bench.gpu_matmul_table()
     print(bench.format_reference(table))

@@ -29,7 +29,9 @@ from matplotlib.figure import Figure
 
 from helpers import roofline
 
-REFERENCE = Path(__file__).resolve().parent.parent / "notebooks" / "data" / "gpu_reference.json"
+# beside the module, so that it is wherever helpers is: the grading sandbox mounts only the
+# packages, not notebooks/
+REFERENCE = Path(__file__).resolve().parent / "gpu_reference.json"
 
 # ---------------------------------------------------------------------------- model
 

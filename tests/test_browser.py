@@ -418,9 +418,15 @@ def test_notebook_runs_and_instruments_respond(lab, stem):
         assert bool(cells) == bool(expected), f"{stem}: no instrument cell found on reopening"
         for cell in cells:
             cell.scroll_into_view_if_needed()
-            page.wait_for_function("el => [...el.querySelectorAll('.jp-OutputArea img')]"
-                                   ".some(i => i.naturalWidth > 0)",
-                                   arg=cell.element_handle(), timeout=UPDATE_MS)
+            # restoring a reopened notebook's widgets is part of loading it: a load's patience
+            # (a full make test once took over 30 s here)
+            try:
+                page.wait_for_function("el => [...el.querySelectorAll('.jp-OutputArea img')]"
+                                       ".some(i => i.naturalWidth > 0)",
+                                       arg=cell.element_handle(), timeout=LOAD_MS)
+            except BaseException:
+                shoot(page, f"{stem}-reopened-failed")
+                raise
         page.wait_for_timeout(2000)  # a missing model is reported a moment after load
         widget_errors = panel.get_by_text(re.compile("Error displaying widget")).count()
         if cells:
