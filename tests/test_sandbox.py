@@ -9,7 +9,9 @@ when it is missing and fail under CI=true.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
+import tempfile
 import threading
 import uuid
 from pathlib import Path
@@ -22,6 +24,7 @@ from nbclient import NotebookClient
 from conftest import require_program
 from graders.autograde.integrity import execute_checked
 from graders.sandbox import bwrap as sb
+from graders.sandbox import template_host
 from graders.sandbox.execute import execute
 from graders.sandbox.limits import Limits
 
@@ -35,11 +38,27 @@ def bwrap():
     require_program("bwrap", "bubblewrap")
 
 
-@pytest.fixture
-def workdir(tmp_path):
-    path = tmp_path / "scratch"
-    path.mkdir()
-    return path
+RESTING: set[int] = set()  # the shared template's own processes, alive between submissions
+
+
+@pytest.fixture(params=["fresh sandbox", "template"])
+def workdir(request, tmp_path):
+    """Each hostile program twice: in a bubblewrap of its own, and forked from this
+    process's template (graders.sandbox.template_host: a folder in its inbox)."""
+    if request.param == "fresh sandbox":
+        path = tmp_path / "scratch"
+        path.mkdir()
+        yield path
+        return
+    if not template_host.usable(FAST):
+        pytest.skip("the template needs a root grader (it makes namespaces, then drops to the submission's uid)")
+    template = template_host.shared(FAST.preload)
+    template.wait_ready()
+    RESTING.update(p.pid for p in psutil.Process(template.proc.pid).children(recursive=True))
+    RESTING.add(template.proc.pid)
+    path = Path(tempfile.mkdtemp(prefix="grade-", dir=template.inbox()))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
@@ -54,7 +73,7 @@ def nothing_left_behind():
     yield
     uid = sb.submission_uid()
     leftovers = [(p.pid, " ".join(p.cmdline())[:100]) for p in me.children(recursive=True)
-                 if p.pid not in before and p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+                 if p.pid not in before | RESTING and p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     for proc in psutil.process_iter(["pid", "uids", "cmdline"]):
         if uid is not None and proc.info["uids"] and proc.info["uids"].real == uid:
             leftovers.append((proc.info["pid"], " ".join(proc.info["cmdline"] or [])[:100]))

@@ -202,7 +202,7 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
         from .cluster import DaskPool
         pool = DaskPool(scheduler, sandbox)  # fails here, before the gradebook is touched
     else:
-        pool = LocalPool(workers or os.cpu_count())
+        pool = LocalPool(workers or os.cpu_count(), limits, sandbox)
     try:
         grader = Grader(course, limits, sandbox)
     except BaseException:
@@ -293,9 +293,11 @@ class LocalPool:
     """Worker processes on this machine (spawned: they must not inherit the main process's
     open SQLite connections)."""
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, limits: Limits | None = None, sandbox: bool = False):
         self.executor = ProcessPoolExecutor(max_workers=workers,
-                                            mp_context=multiprocessing.get_context("spawn"))
+                                            mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=worker.prepare,
+                                            initargs=((limits or Limits()).values(), sandbox))
 
     def submit(self, key: str, folder: Path, run_nb, limits: dict, sandbox: bool, prologue: str,
                cache: Path | None = None):

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from graders.sandbox import COMPILE_CACHE
+from graders.sandbox import COMPILE_CACHE, template_host
 from graders.sandbox.execute import Outcome, execute
 from graders.sandbox.limits import Limits
 
@@ -25,7 +25,7 @@ def run(folder: str, nb, limits: dict, sandbox: bool, prologue: str, cache: str 
     a private copy of ``cache`` (the assignment's warmed torch.compile cache) when given."""
     started = time.monotonic()
     try:
-        with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
+        with tempfile.TemporaryDirectory(prefix="grade-", dir=scratch_root(limits, sandbox)) as scratch:
             # The scratch copy is the only place the submission may write: the autograded
             # folder in the course stays the main process's.
             shutil.copytree(Path(folder), scratch, dirs_exist_ok=True)
@@ -35,6 +35,21 @@ def run(folder: str, nb, limits: dict, sandbox: bool, prologue: str, cache: str 
     except Exception as error:  # one submission's harness failure must not end the batch
         return Outcome("crashed", f"grading harness error: {type(error).__name__}: {error}",
                        time.monotonic() - started)
+
+
+def scratch_root(limits: dict, sandbox: bool) -> Path | None:
+    """Where a submission's scratch copy goes: the template's inbox when submissions are
+    forked from one (graders.sandbox.template_host), else the system's temporary folder."""
+    settings = Limits(**limits)
+    return template_host.shared(settings.preload).inbox() if sandbox and template_host.usable(settings) else None
+
+
+def prepare(limits: dict, sandbox: bool) -> None:
+    """A worker process's first step: start the template's imports while the main process
+    is still sanitizing the first submissions."""
+    settings = Limits(**limits)
+    if sandbox and template_host.usable(settings):
+        template_host.shared(settings.preload).start()
 
 
 def pack(folder: Path, prefix: str = "") -> dict[str, bytes]:
@@ -51,7 +66,7 @@ def run_packed(files: dict[str, bytes], nb, limits: dict, sandbox: bool, prologu
     """``run`` for a worker that cannot see the course: the folder arrives as ``pack`` made it."""
     started = time.monotonic()
     try:
-        with tempfile.TemporaryDirectory(prefix="grade-") as scratch:
+        with tempfile.TemporaryDirectory(prefix="grade-", dir=scratch_root(limits, sandbox)) as scratch:
             for name, data in files.items():
                 target = (Path(scratch) / name).resolve()
                 if not target.is_relative_to(Path(scratch).resolve()):

@@ -74,11 +74,10 @@ def package_paths() -> list[Path]:
     return [Path(p).resolve() for pkg in (graders, helpers) for p in pkg.__path__]
 
 
-def wrap(argv: list[str], workdir: Path, limits) -> list[str]:
-    """The bwrap command line that runs ``argv`` contained, with ``workdir`` writable."""
-    bwrap = require_bwrap()
-    workdir = Path(workdir).resolve()
-    cmd = [bwrap, "--die-with-parent", "--new-session",
+def _system(made: set[Path]) -> list[str]:
+    """bwrap's arguments for what every sandbox has: the namespaces, the read-only system,
+    interpreter and packages, a private /dev, /proc, /dev/shm and /tmp."""
+    cmd = [require_bwrap(), "--die-with-parent", "--new-session",
            "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
            "--unshare-cgroup-try", "--hostname", "sandbox"]
     for path in SYSTEM_RO:
@@ -90,16 +89,42 @@ def wrap(argv: list[str], workdir: Path, limits) -> list[str]:
     cmd += ["--dev", "/dev", "--proc", "/proc",
             "--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
             "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
-    made: set[Path] = {Path("/"), Path("/tmp")}
+    made.update({Path("/"), Path("/tmp")})
     for path in python_paths() + package_paths():
         if not str(path).startswith(SYSTEM_RO):
             cmd += _parents(path, made) + ["--ro-bind", str(path), str(path)]
+    return cmd
+
+
+def wrap(argv: list[str], workdir: Path, limits) -> list[str]:
+    """The bwrap command line that runs ``argv`` contained, with ``workdir`` writable."""
+    made: set[Path] = set()
+    cmd = _system(made)
+    workdir = Path(workdir).resolve()
     cmd += _parents(workdir, made) + ["--bind", str(workdir), str(workdir), "--chdir", str(workdir)]
     uid = submission_uid()
     if uid is not None:
         # the runner calls setuid(uid) first thing; these caps are lost with it
         cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         argv = [*argv, "--drop-to", str(uid)]
+    return [*cmd, "--", *argv]
+
+
+# what the template (graders.sandbox.template, trusted code only) needs to make each
+# submission's namespaces and mounts and then drop to the submission's uid, which loses them
+TEMPLATE_CAPS = ("CAP_SYS_ADMIN", "CAP_NET_ADMIN", "CAP_SETUID", "CAP_SETGID")
+
+
+def wrap_template(argv: list[str], inbox: Path, inside_inbox: str, inside_work: str) -> list[str]:
+    """The template's sandbox: the same system view, ``inbox`` (where the grader puts each
+    submission's folder) at ``inside_inbox``, an empty mount point for the submission's folder,
+    and the capabilities to make namespaces. Only for a root grader (``privileged``)."""
+    made: set[Path] = set()
+    cmd = _system(made)
+    cmd += _parents(Path(inside_inbox), made) + ["--bind", str(Path(inbox).resolve()), inside_inbox]
+    cmd += ["--perms", "0755", "--dir", inside_work, "--chdir", "/"]
+    for cap in TEMPLATE_CAPS:
+        cmd += ["--cap-add", cap]
     return [*cmd, "--", *argv]
 
 

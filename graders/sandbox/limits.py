@@ -1,4 +1,4 @@
-"""What one submission may use: memory, time, processes, output.
+"""What one submission may use (memory, time, processes, output), and how it starts.
 
 A traitlets Configurable, so a course sets them in its nbgrader_config.py as
 ``c.Limits.memory_mb = 4096`` and the command line's flags override that. The per-cell
@@ -8,7 +8,7 @@ into this one value (see there).
 
 from __future__ import annotations
 
-from traitlets import Float, Integer
+from traitlets import Bool, Float, Integer, List, Unicode
 from traitlets.config import Configurable
 
 
@@ -18,6 +18,12 @@ class Limits(Configurable):
     notebook_timeout_s = Float(600, help="seconds the whole notebook may run").tag(config=True)
     max_processes = Integer(64, help="processes and threads of the submission").tag(config=True)
     max_output_chars = Integer(100_000, help="output kept per cell; the rest is cut with a note").tag(config=True)
+    template = Bool(True, help="fork each submission's sandbox from a sandboxed template that has "
+                    "already imported `preload` (root graders; see graders/THREATS.md). False: a "
+                    "fresh bubblewrap and interpreter per submission").tag(config=True)
+    preload = List(Unicode(), ["torch", "numpy", "matplotlib.pyplot", "ipywidgets", "ipykernel.kernelapp",
+                               "ipykernel.ipkernel"],
+                   help="modules the template imports once, for every kernel forked from it").tag(config=True)
 
     @classmethod
     def names(cls) -> list[str]:

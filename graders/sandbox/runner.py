@@ -34,6 +34,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 
 from graders.sandbox import CANARY_KEY
+from graders.sandbox.forked_kernel import ForkingKernelManager
 
 # Run by the kernel's launcher before ipykernel: limits apply to the kernel and to every
 # process it starts, not to this client (whose memory is bounded by the output cap).
@@ -169,19 +170,23 @@ class CappedClient(NotebookClient):
         cell.outputs.append(out)
 
 
-async def run(spec: dict) -> dict:
-    nb = nbformat.from_dict(spec["notebook"])
+async def run(spec: dict, receive=None, fork: bool = False) -> dict:
+    """Execute ``spec``'s notebook. ``receive``, when given, returns the notebook and the
+    prologue once the kernel is up (the template's runner forks the kernel before it reads
+    them: see graders.sandbox.forked_kernel); ``spec`` then holds only cwd and limits."""
     limits = spec["limits"]
-    LimitedKernelManager.memory_bytes = int(limits.get("memory_bytes", 0))
-    LimitedKernelManager.max_processes = int(limits.get("max_processes", 0))
+    manager = ForkingKernelManager if fork else LimitedKernelManager
+    manager.memory_bytes = int(limits.get("memory_bytes", 0))
+    manager.max_processes = int(limits.get("max_processes", 0))
     CappedClient.max_output_chars = int(limits["max_output_chars"])
+    nb = nbformat.from_dict(spec["notebook"]) if receive is None else nbformat.v4.new_notebook()
     client = CappedClient(
         nb, kernel_name="python3", allow_errors=True, interrupt_on_timeout=False,
         raise_on_iopub_timeout=True, record_timing=False,
         # nothing of the kernel is kept: a graceful shutdown only costs the worker ~0.5 s
         shutdown_kernel="immediate",
         extra_arguments=["--HistoryManager.hist_file=:memory:"],
-        kernel_manager_class=LimitedKernelManager,
+        kernel_manager_class=manager,
         resources={"metadata": {"path": spec["cwd"]}},
         on_cell_executed=CappedClient.show_undisplayed_error,
     )
@@ -195,6 +200,9 @@ async def run(spec: dict) -> dict:
                                              stderr=open(os.devnull, "wb")):
             kernel_pid = getattr(client.km.provisioner, "pid", None)
             result["kernel_pid"] = phases.kernel_pid = kernel_pid
+            if receive is not None:
+                spec = receive()
+                client.nb = nb = nbformat.from_dict(spec["notebook"])
             phases.lap("kernel start")
             peak = {"vm": 0}
             sampler = asyncio.ensure_future(_sample_memory(kernel_pid, peak))

@@ -1,0 +1,145 @@
+"""The template: ``python -m graders.sandbox.template``, one per grading worker, inside its
+own bubblewrap sandbox (graders.sandbox.bwrap.wrap_template).
+
+It imports, once, what every kernel would import again (torch, numpy, matplotlib, ipykernel,
+the runner's client), then waits. Per submission it forks; the fork enters fresh
+namespaces (graders.sandbox.namespaces.isolate: its folder bound at /grading/work, a new
+/tmp, /dev/shm, network, IPC, and a pid namespace with its own /proc), becomes the
+submission's uid, and runs the runner there, whose kernel is forked again
+(graders.sandbox.forked_kernel). The template never runs student code and never reads a
+notebook, so each fork starts from the same clean state.
+
+Protocol on stdin/stdout, each message a frame (8-byte length, then JSON):
+- the template writes ``{"ready": ...}`` once its imports are done;
+- the grader writes a header (``work``: the submission's folder in the inbox, ``limits``,
+  ``uid``), then a body (notebook, prologue) that only the submission's runner reads;
+- the runner writes its result; the template then writes ``{"end": exit code}``.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import json
+import os
+import struct
+import sys
+import time
+import traceback
+
+INBOX = "/grading/inbox"
+WORK = "/grading/work"
+_LENGTH = struct.Struct(">Q")
+
+
+def write_frame(fd: int, obj) -> None:
+    data = json.dumps(obj).encode()
+    view = memoryview(_LENGTH.pack(len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def read_exactly(fd: int, size: int) -> bytes | None:
+    chunks, left = [], size
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(fd: int, cap: int = 1 << 40):
+    """One message, or None at the end of the stream; ValueError beyond ``cap`` bytes."""
+    head = read_exactly(fd, _LENGTH.size)
+    if head is None:
+        return None
+    (size,) = _LENGTH.unpack(head)
+    if size > cap:
+        raise ValueError(f"a message of {size} bytes, over the cap of {cap}")
+    data = read_exactly(fd, size)
+    return None if data is None else json.loads(data)
+
+
+def main(argv=None) -> int:
+    from pathlib import Path
+
+    from graders.sandbox.execute import child_env
+
+    preload = (argv if argv is not None else sys.argv[1:])
+    os.environ.update(child_env(Path(WORK), "/tmp"))  # OMP_NUM_THREADS and MPLBACKEND before torch, matplotlib
+    failed = {}
+    for name in preload:
+        try:
+            importlib.import_module(name)
+        except Exception as error:  # a kernel that needs it will import it, and fail, itself
+            failed[name] = f"{type(error).__name__}: {error}"
+    import graders.sandbox.runner  # noqa: F401 - the client every submission's runner uses
+    gc.collect()
+    gc.freeze()  # forks share these pages instead of copying them at their first collection
+    write_frame(1, {"ready": True, "failed": failed})
+    while (header := read_frame(0)) is not None:
+        pid = os.fork()
+        if pid == 0:
+            _submission(header)  # never returns
+        _, status = os.waitpid(pid, 0)
+        write_frame(1, {"end": os.waitstatus_to_exitcode(status)})
+    return 0
+
+
+def _submission(header: dict) -> None:
+    """The fork: fresh namespaces, then the pid namespace's first process runs the runner."""
+    code = 70
+    try:
+        from graders.sandbox import namespaces
+        from graders.sandbox.bwrap import SHM_BYTES, TMP_BYTES
+        namespaces.isolate(f"{INBOX}/{header['work']}", WORK, INBOX, TMP_BYTES, SHM_BYTES)
+        pid = os.fork()
+        if pid == 0:
+            _runner(header)  # never returns
+        _, status = os.waitpid(pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+    except BaseException:  # noqa: BLE001 - the template's frames must not unwind here
+        traceback.print_exc()
+    finally:
+        os._exit(code if code >= 0 else 128 - code)
+
+
+def _runner(header: dict) -> None:
+    code = 70
+    try:
+        import asyncio
+        from pathlib import Path
+
+        from graders.sandbox import namespaces, runner
+        from graders.sandbox.execute import child_env
+        namespaces.mount_proc()
+        os.environ.clear()
+        os.environ.update(child_env(Path(WORK), "/tmp"))
+        os.chdir(WORK)
+        if header.get("uid") is not None:
+            os.setgroups([])
+            os.setgid(header["uid"])
+            os.setuid(header["uid"])  # every capability goes with root
+        namespaces.set_dumpable(False)  # the kernel, same uid, cannot open our descriptors
+        started = {"at": time.time(), "cpu": time.process_time()}
+
+        def receive():
+            body = read_frame(0)
+            os.close(0)
+            return body
+
+        spec = {"cwd": WORK, "limits": header["limits"]}
+        result = asyncio.run(runner.run(spec, receive, fork=True))
+        result["started"] = started
+        write_frame(1, {"result": result})
+        code = 0
+    except BaseException:  # noqa: BLE001
+        traceback.print_exc()
+    finally:
+        os._exit(code)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
