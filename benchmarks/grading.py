@@ -97,7 +97,8 @@ def breakdown(timing_log: Path) -> str:
             total = totals.setdefault(phase, [0.0, 0.0])
             total[0] += wall
             total[1] += cpu
-    order = ["sandbox+runner start", "kernel start", "imports", "student's cells", "integrity checks",
+    order = ["template start (once per worker)",
+             "sandbox+runner start", "kernel start", "imports", "student's cells", "integrity checks",
              "teardown, result", "total", "main: sanitize (nbgrader pass 1)",
              "main: finish (nbgrader pass 2, gradebook)"]
     rows = [f"per submission (mean of {len(lines)})       wall s   CPU s"]

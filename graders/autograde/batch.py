@@ -216,6 +216,8 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
             records[job.key] = done
         else:
             todo.append(job)
+    if todo and hasattr(pool, "warm"):
+        pool.warm()
     caches = compile_cache.warm(course, sorted({job.assignment for job in todo}), limits, sandbox,
                                 log=compile_cache.stderr)
     bar = tqdm(total=len(todo), desc="autograde", unit="nb", disable=not progress)
@@ -298,6 +300,13 @@ class LocalPool:
                                             mp_context=multiprocessing.get_context("spawn"),
                                             initializer=worker.prepare,
                                             initargs=((limits or Limits()).values(), sandbox))
+        self.workers = workers
+
+    def warm(self) -> None:
+        """Start every worker (and its template's imports) now, while this process sanitizes
+        the first submissions, rather than when the first one is ready."""
+        for _ in range(self.workers):
+            self.executor.submit(worker.started)
 
     def submit(self, key: str, folder: Path, run_nb, limits: dict, sandbox: bool, prologue: str,
                cache: Path | None = None):

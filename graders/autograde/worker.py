@@ -52,6 +52,11 @@ def prepare(limits: dict, sandbox: bool) -> None:
         template_host.shared(settings.preload).start()
 
 
+def started() -> bool:
+    """Nothing: submitting it makes the pool start a worker process (and run ``prepare``)."""
+    return True
+
+
 def pack(folder: Path, prefix: str = "") -> dict[str, bytes]:
     """A folder (the sanitized submission's; the warmed compile cache's, under ``prefix``) as
     {relative path: bytes}, for a worker on another machine. Regular files only: a link the

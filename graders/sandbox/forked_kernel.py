@@ -21,9 +21,12 @@ import resource
 import signal
 import sys
 
+from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
+from traitlets import Type
 
 from . import namespaces
+from .prompt_client import PromptKernelClient
 
 
 class ForkedProcess:
@@ -69,6 +72,7 @@ class ForkedProcess:
 class ForkingKernelManager(AsyncKernelManager):
     """Launches the kernel by forking this process; limits as LimitedKernelManager's."""
 
+    client_factory = Type(PromptKernelClient, klass=AsyncKernelClient)
     memory_bytes = 0
     max_processes = 0
 

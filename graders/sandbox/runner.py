@@ -28,13 +28,16 @@ import sys
 import time
 
 import nbformat
+from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
+from traitlets import Type
 
 from graders.sandbox import CANARY_KEY
 from graders.sandbox.forked_kernel import ForkingKernelManager
+from graders.sandbox.prompt_client import PromptKernelClient
 
 # Run by the kernel's launcher before ipykernel: limits apply to the kernel and to every
 # process it starts, not to this client (whose memory is bounded by the output cap).
@@ -93,6 +96,8 @@ def _is_import_cell(source: str) -> bool:
 
 class LimitedKernelManager(AsyncKernelManager):
     """Starts ipykernel through a tiny exec wrapper that sets RLIMIT_AS and RLIMIT_NPROC."""
+
+    client_factory = Type(PromptKernelClient, klass=AsyncKernelClient)
 
     memory_bytes = 0
     max_processes = 0
@@ -240,6 +245,7 @@ async def run(spec: dict, receive=None, fork: bool = False) -> dict:
                     phases.lap("integrity checks" if canary else
                                "imports" if _is_import_cell(cell.source) else "student's cells")
             sampler.cancel()
+            _end_kernel(client)  # before nbclient's shutdown, which would poll it every 0.1 s
     finally:
         if result.get("kernel_pid"):
             _kill_group(result["kernel_pid"])
@@ -269,6 +275,19 @@ def _exit_description(client) -> str:
     if code < 0:
         return f"the kernel was killed by signal {signal.Signals(-code).name}"
     return f"the kernel exited with code {code}"
+
+
+def _end_kernel(client) -> None:
+    """Kill the kernel's session and reap the kernel: nothing of it is kept."""
+    provisioner = client.km.provisioner if client.km else None
+    process = getattr(provisioner, "process", None)
+    if process is None:
+        return
+    _kill_group(process.pid)
+    try:
+        process.wait(timeout=5)
+    except Exception:  # noqa: BLE001 - nbclient's own shutdown still follows
+        pass
 
 
 def _kill_group(pid: int) -> None:

@@ -22,6 +22,7 @@ import gc
 import importlib
 import json
 import os
+import resource
 import struct
 import sys
 import time
@@ -78,7 +79,8 @@ def main(argv=None) -> int:
     import graders.sandbox.runner  # noqa: F401 - the client every submission's runner uses
     gc.collect()
     gc.freeze()  # forks share these pages instead of copying them at their first collection
-    write_frame(1, {"ready": True, "failed": failed})
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    write_frame(1, {"ready": True, "failed": failed, "cpu": own.ru_utime + own.ru_stime})
     while (header := read_frame(0)) is not None:
         pid = os.fork()
         if pid == 0:

@@ -38,6 +38,7 @@ class Template:
         self.stderr_tail = bytearray()
         self.ready = False
         self.failed_imports: dict = {}
+        self.unbilled_cpu = 0.0  # the template's start, charged to the first submission after it
         self._inbox = Path(tempfile.mkdtemp(prefix="graders-inbox-"))
         os.chmod(self._inbox, 0o755)
 
@@ -87,6 +88,7 @@ class Template:
             self.kill()
             raise TemplateUnavailable(f"the template sandbox did not start ({tail[0]})")
         self.ready, self.failed_imports = True, frame.get("failed", {})
+        self.unbilled_cpu = float(frame.get("cpu", 0.0))
 
     def run(self, workdir: Path, header: dict, body: dict, deadline_s: float):
         """(result, stderr, killed), as execute's ``_supervise``: one submission, in a fork."""
@@ -103,6 +105,10 @@ class Template:
         if result is None or not (isinstance(end, dict) and end.get("end") == 0):
             # the runner died, or the stream is not what it should be: never reuse it
             self.kill()
+        if result is not None and self.unbilled_cpu:
+            # CPU only: its wall time is already inside this submission's "sandbox+runner start"
+            result.setdefault("phases", {})["template start (once per worker)"] = [0.0, self.unbilled_cpu]
+            self.unbilled_cpu = 0.0
         return result, self._stderr(), False
 
     def _send(self, proc, header: dict, body: dict) -> None:
