@@ -90,10 +90,14 @@ def _system(made: set[Path]) -> list[str]:
             "--perms", "1777", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
             "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
     made.update({Path("/"), Path("/tmp")})
-    for path in python_paths() + package_paths():
-        if not str(path).startswith(SYSTEM_RO):
-            cmd += _parents(path, made) + ["--ro-bind", str(path), str(path)]
+    for path in bound_paths():
+        cmd += _parents(path, made) + ["--ro-bind", str(path), str(path)]
     return cmd
+
+
+def bound_paths() -> list[Path]:
+    """The interpreter's and the packages' folders, bound read-only where they are."""
+    return [p for p in python_paths() + package_paths() if not str(p).startswith(SYSTEM_RO)]
 
 
 def wrap(argv: list[str], workdir: Path, limits) -> list[str]:
@@ -115,14 +119,15 @@ def wrap(argv: list[str], workdir: Path, limits) -> list[str]:
 TEMPLATE_CAPS = ("CAP_SYS_ADMIN", "CAP_NET_ADMIN", "CAP_SETUID", "CAP_SETGID")
 
 
-def wrap_template(argv: list[str], inbox: Path, inside_inbox: str, inside_work: str) -> list[str]:
+def wrap_template(argv: list[str], inbox: Path, inside_inbox: str, inside_work: str,
+                  inside_staging: str) -> list[str]:
     """The template's sandbox: the same system view, ``inbox`` (where the grader puts each
     submission's folder) at ``inside_inbox``, an empty mount point for the submission's folder,
     and the capabilities to make namespaces. Only for a root grader (``privileged``)."""
     made: set[Path] = set()
     cmd = _system(made)
     cmd += _parents(Path(inside_inbox), made) + ["--bind", str(Path(inbox).resolve()), inside_inbox]
-    cmd += ["--perms", "0755", "--dir", inside_work, "--chdir", "/"]
+    cmd += ["--perms", "0755", "--dir", inside_work, "--perms", "0755", "--dir", inside_staging, "--chdir", "/"]
     for cap in TEMPLATE_CAPS:
         cmd += ["--cap-add", cap]
     return [*cmd, "--", *argv]

@@ -20,7 +20,7 @@ import struct
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWPID = 0x20000, 0x08000000, 0x40000000, 0x20000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_BIND, MS_REC, MS_PRIVATE = 4096, 0x4000, 1 << 18
+MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 32, 4096, 8192, 0x4000, 1 << 18
 PR_SET_DUMPABLE = 4
 SIOCSIFFLAGS, IFF_UP, IFF_LOOPBACK, IFF_RUNNING = 0x8914, 0x1, 0x8, 0x40
 
@@ -63,7 +63,8 @@ def loopback_up() -> None:
         fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sh", b"lo", IFF_UP | IFF_LOOPBACK | IFF_RUNNING))
 
 
-def isolate(work_source: str, work: str, inbox: str, tmp_bytes: int, shm_bytes: int) -> None:
+def isolate(work_source: str, work: str, inbox: str, tmp_bytes: int, shm_bytes: int,
+            staging: str, keep_in_tmp: list[str]) -> None:
     """In the forked submission process, before its pid namespace's first process: its own
     mount, IPC, network and (for its children) pid namespaces; ``work_source`` (its folder in
     the inbox) bound at ``work``; the inbox covered; a fresh /tmp and /dev/shm."""
@@ -71,9 +72,22 @@ def isolate(work_source: str, work: str, inbox: str, tmp_bytes: int, shm_bytes: 
     mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing mounted here reaches the template
     mount(work_source, work, None, MS_BIND | MS_REC)
     tmpfs(inbox, 4096, mode="0755", read_only=True)  # other submissions' folders: gone
-    tmpfs("/tmp", tmp_bytes)
+    fresh_tmp(tmp_bytes, staging, keep_in_tmp)
     tmpfs("/dev/shm", shm_bytes)
     loopback_up()
+
+
+def fresh_tmp(size_bytes: int, staging: str, keep: list[str]) -> None:
+    """A new, empty /tmp that still shows ``keep`` (read-only): the interpreter and packages
+    of a checkout that lives under /tmp, bound there by bubblewrap. Built at ``staging``
+    (the binds need their sources, which a tmpfs on /tmp would cover), then moved."""
+    tmpfs(staging, size_bytes)
+    for path in keep:
+        inside = staging + path[len("/tmp"):]
+        os.makedirs(inside, mode=0o755, exist_ok=True)
+        mount(path, inside, None, MS_BIND | MS_REC)
+        mount(None, inside, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    mount(staging, "/tmp", None, MS_MOVE)
 
 
 def mount_proc() -> None:

@@ -30,6 +30,7 @@ import traceback
 
 INBOX = "/grading/inbox"
 WORK = "/grading/work"
+STAGING = "/grading/tmp"  # where each submission's /tmp is assembled
 _LENGTH = struct.Struct(">Q")
 
 
@@ -95,8 +96,9 @@ def _submission(header: dict) -> None:
     code = 70
     try:
         from graders.sandbox import namespaces
-        from graders.sandbox.bwrap import SHM_BYTES, TMP_BYTES
-        namespaces.isolate(f"{INBOX}/{header['work']}", WORK, INBOX, TMP_BYTES, SHM_BYTES)
+        from graders.sandbox.bwrap import SHM_BYTES, TMP_BYTES, bound_paths
+        keep = [str(p) for p in bound_paths() if str(p).startswith("/tmp/")]
+        namespaces.isolate(f"{INBOX}/{header['work']}", WORK, INBOX, TMP_BYTES, SHM_BYTES, STAGING, keep)
         pid = os.fork()
         if pid == 0:
             _runner(header)  # never returns

@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 
 from . import bwrap
-from .template import INBOX, WORK, read_frame, write_frame
+from .template import INBOX, STAGING, WORK, read_frame, write_frame
 
 READY_S = 180  # a cold start imports torch with a cold disk cache
 
@@ -50,7 +50,7 @@ class Template:
         if self.proc is not None and self.proc.poll() is None:
             return
         argv = bwrap.wrap_template([sys.executable, "-m", "graders.sandbox.template", *self.preload],
-                                   self._inbox, INBOX, WORK)
+                                   self._inbox, INBOX, WORK, STAGING)
         from .execute import child_env
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=child_env(Path(WORK), "/tmp"),
