@@ -162,6 +162,18 @@ def test_memory_bomb_is_memory(bomb, workdir):
     assert "cell #1" in outcome.reason and "2048 MiB" in outcome.reason
 
 
+def test_a_kernel_killed_near_its_memory_limit_is_memory(workdir):
+    # no MemoryError to see: only the sampled address space says why the kernel died
+    near = ("import mmap, os, time\n"
+            "vm = int([l for l in open('/proc/self/status') if l.startswith('VmSize')][0].split()[1]) * 1024\n"
+            f"block = mmap.mmap(-1, int({FAST.memory_mb} * 2**20 * 0.95) - vm)\n"
+            "time.sleep(0.5)\n"
+            "os.kill(os.getpid(), 9)")
+    outcome = run(notebook(near, "print('after')"), workdir)
+    assert outcome.status == "memory", outcome.reason
+    assert "cell #1" in outcome.reason and "SIGKILL" in outcome.reason
+
+
 def test_os_exit_is_a_crash_naming_the_cell(workdir):
     outcome = run(notebook("print(1)", "import os\nos._exit(3)", "print(2)"), workdir)
     assert outcome.status == "crashed"

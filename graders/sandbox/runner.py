@@ -238,7 +238,7 @@ async def run(spec: dict, receive=None, fork: bool = False) -> dict:
                     break
                 except DeadKernelError:
                     result.update(status="crashed", cell=index, detail=_exit_description(client))
-                    memory = LimitedKernelManager.memory_bytes
+                    memory = manager.memory_bytes
                     result["near_memory_limit"] = bool(memory) and peak["vm"] > 0.9 * memory
                     break
                 finally:
