@@ -40,16 +40,16 @@ def run(folder: str, nb, limits: dict, sandbox: bool, prologue: str, cache: str 
 def scratch_root(limits: dict, sandbox: bool) -> Path | None:
     """Where a submission's scratch copy goes: the template's inbox when submissions are
     forked from one (graders.sandbox.template_host), else the system's temporary folder."""
-    settings = Limits(**limits)
-    return template_host.shared(settings.preload).inbox() if sandbox and template_host.usable(settings) else None
+    template = template_host.for_submissions(Limits(**limits), sandbox)
+    return template.inbox() if template is not None else None
 
 
 def prepare(limits: dict, sandbox: bool) -> None:
     """A worker process's first step: start the template's imports while the main process
     is still sanitizing the first submissions."""
-    settings = Limits(**limits)
-    if sandbox and template_host.usable(settings):
-        template_host.shared(settings.preload).start()
+    template = template_host.for_submissions(Limits(**limits), sandbox)
+    if template is not None:
+        template.start()
 
 
 def started() -> bool:

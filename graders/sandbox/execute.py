@@ -118,10 +118,8 @@ def child_env(workdir: Path, scratch_tmp: str) -> dict[str, str]:
 
 def _template_for(workdir: Path, limits: Limits, sandbox: bool):
     """This process's template when ``workdir`` was made in its inbox (graders.sandbox.worker)."""
-    if not sandbox or not template_host.usable(limits):
-        return None
-    template = template_host.shared(limits.preload)
-    return template if workdir.parent == template.inbox().resolve() else None
+    template = template_host.for_submissions(limits, sandbox)
+    return template if template is not None and workdir.parent == template.inbox().resolve() else None
 
 
 def _in_template(template, workdir: Path, spec: dict, limits: Limits, env: dict):

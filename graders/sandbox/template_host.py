@@ -156,6 +156,12 @@ def shared(preload: list[str]) -> Template:
     return _SHARED
 
 
+def for_submissions(limits, sandbox: bool) -> Template | None:
+    """This process's template for submissions under ``limits``; None where each gets a fresh
+    bubblewrap instead (no sandbox, template off, not root, no bwrap)."""
+    return shared(limits.preload) if sandbox and usable(limits) else None
+
+
 def usable(limits) -> bool:
     """Whether submissions under ``limits`` go through a template here."""
     return bool(limits.template) and bwrap.privileged() and shutil.which("bwrap") is not None
