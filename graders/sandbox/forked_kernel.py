@@ -19,7 +19,9 @@ import gc
 import os
 import resource
 import signal
+import subprocess
 import sys
+import time
 
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.manager import AsyncKernelManager
@@ -50,12 +52,12 @@ class ForkedProcess:
         return self.returncode
 
     def wait(self, timeout=None) -> int:
-        if self.returncode is None:
-            try:
-                _, status = os.waitpid(self.pid, 0)
-                self.returncode = os.waitstatus_to_exitcode(status)
-            except ChildProcessError:
-                self.returncode = -signal.SIGKILL
+        """As ``Popen.wait``: TimeoutExpired after ``timeout`` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(f"kernel {self.pid}", timeout)
+            time.sleep(0.002)
         return self.returncode
 
     def send_signal(self, signum: int) -> None:
