@@ -92,16 +92,21 @@ def _run(args) -> int:
                             warm_cache=not args.keep_existing):
             print(f"released {path}")
     elif args.command == "autograde":
-        from .autograde.batch import autograde
         from .autograde.status import table
         limits = say_overrides(args.course_dir, memory_mb=args.memory_mb,
                                cell_timeout_s=args.cell_timeout,
                                notebook_timeout_s=args.notebook_timeout,
                                max_processes=args.max_processes,
                                max_output_chars=args.max_output_chars)
+        pool = None
+        if args.scheduler is None:
+            # before nbgrader is imported (a second): the workers import torch meanwhile
+            from .autograde.local import start
+            pool = start(args.course_dir, args.assignments, args.workers, limits, args.sandbox, args.force)
+        from .autograde.batch import autograde
         records = autograde(args.course_dir, args.assignments, workers=args.workers,
                             sandbox=args.sandbox, limits=limits, force=args.force,
-                            scheduler=args.scheduler)
+                            scheduler=args.scheduler, pool=pool)
         print(table(records))
     elif args.command == "feedback":
         from .feedback.pages import feedback

@@ -21,14 +21,10 @@ from __future__ import annotations
 import getpass
 import json
 import logging
-import multiprocessing
 import os
 import shutil
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -45,30 +41,11 @@ from graders.sandbox.bwrap import SandboxUnavailable, require_bwrap
 from graders.sandbox.execute import Outcome
 from graders.sandbox.limits import Limits
 
-from . import integrity, worker
+from . import integrity
 from .finish import FinishAutograde
+from .jobs import Job, find_jobs, submitted_path
+from .local import LocalPool
 from .status import Record, StatusStore, fingerprint
-
-
-@dataclass
-class Job:
-    student: str
-    assignment: str
-
-    @property
-    def key(self) -> str:
-        return f"{self.student}/{self.assignment}"
-
-
-def find_jobs(course_dir: Path, assignments: list[str]) -> list[Job]:
-    """Every student folder under submitted/ against every assignment: absent ones are `missing`."""
-    submitted = course_dir / "submitted"
-    students = sorted(p.name for p in submitted.iterdir() if p.is_dir()) if submitted.is_dir() else []
-    return [Job(s, a) for a in assignments for s in students]
-
-
-def submitted_path(course_dir: Path, job: Job) -> Path:
-    return course_dir / "submitted" / job.student / job.assignment / f"{job.assignment}.ipynb"
 
 
 class Grader:
@@ -188,25 +165,28 @@ class Grader:
 
 def autograde(course_dir: Path, assignments: list[str] | None = None, workers: int | None = None,
               sandbox: bool = True, limits: Limits | None = None, force: bool = False,
-              progress: bool = True, scheduler: str | None = None) -> list[Record]:
+              progress: bool = True, scheduler: str | None = None, pool=None) -> list[Record]:
     """Grade every submission of ``assignments``; return one Record per (student, assignment).
     ``limits``: the course's (c.Limits.*, c.Execute.timeout) when None. ``scheduler``: a Dask
-    scheduler's address (graders.autograde.cluster) instead of ``workers`` local processes."""
-    course = Course(ensure_course_dir(course_dir))
-    _check_sandbox(sandbox, local=scheduler is None)
-    jobs = find_jobs(course.dir, released_assignments(course.dir, assignments))
-    if limits is None:
-        limits = course.limits()
-    course.config.Execute.timeout = int(limits.cell_timeout_s)  # one per-cell limit everywhere
-    if scheduler is not None:
-        from .cluster import DaskPool
-        pool = DaskPool(scheduler, sandbox)  # fails here, before the gradebook is touched
-    else:
-        pool = LocalPool(workers or os.cpu_count(), limits, sandbox)
+    scheduler's address (graders.autograde.cluster) instead of ``workers`` local processes.
+    ``pool``: one already started (graders.autograde.local.start, which `course autograde`
+    calls before importing this module); the batch closes it, however it ends."""
     try:
+        course = Course(ensure_course_dir(course_dir))
+        _check_sandbox(sandbox, local=scheduler is None)
+        jobs = find_jobs(course.dir, released_assignments(course.dir, assignments))
+        if limits is None:
+            limits = course.limits()
+        course.config.Execute.timeout = int(limits.cell_timeout_s)  # one per-cell limit everywhere
+        if pool is None and scheduler is not None:
+            from .cluster import DaskPool
+            pool = DaskPool(scheduler, sandbox)  # fails here, before the gradebook is touched
+        elif pool is None:
+            pool = LocalPool(workers or os.cpu_count(), limits, sandbox)
         grader = Grader(course, limits, sandbox)
     except BaseException:
-        pool.close()
+        if pool is not None:
+            pool.close()
         raise
     records: dict[str, Record] = {}
     todo = []
@@ -289,41 +269,6 @@ class TimingLog:
                                                "main: finish (nbgrader pass 2, gradebook)": finished}}
             with open(self.path, "a") as handle:
                 handle.write(json.dumps(line) + "\n")
-
-
-class LocalPool:
-    """Worker processes on this machine (spawned: they must not inherit the main process's
-    open SQLite connections)."""
-
-    def __init__(self, workers: int, limits: Limits | None = None, sandbox: bool = False):
-        self.executor = ProcessPoolExecutor(max_workers=workers,
-                                            mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=worker.prepare,
-                                            initargs=((limits or Limits()).values(), sandbox))
-        self.workers = workers
-
-    def warm(self) -> None:
-        """Start every worker (and its template's imports) now, while this process sanitizes
-        the first submissions, rather than when the first one is ready."""
-        for _ in range(self.workers):
-            self.executor.submit(worker.started)
-
-    def submit(self, key: str, folder: Path, run_nb, limits: dict, sandbox: bool, prologue: str,
-               cache: Path | None = None):
-        return self.executor.submit(worker.run, str(folder), run_nb, limits, sandbox, prologue,
-                                    str(cache) if cache else None)
-
-    def ready(self, running, block: bool) -> set:
-        return wait(running, timeout=None if block else 0, return_when=FIRST_COMPLETED).done
-
-    def outcome(self, future, seconds: float) -> Outcome:
-        try:
-            return future.result()
-        except BrokenProcessPool:
-            return Outcome("crashed", "the grading worker process died", seconds)
-
-    def close(self) -> None:
-        self.executor.shutdown(cancel_futures=True)
 
 
 def _check_sandbox(sandbox: bool, local: bool = True) -> None:

@@ -1,0 +1,64 @@
+"""The batch's light front half (graders.autograde.jobs and .local): what `course autograde`
+reads before it imports nbgrader, to start its workers and templates early, or not at all."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from graders.autograde.jobs import Job, find_jobs, likely_to_execute, submitted_path
+from graders.autograde.status import Record, StatusStore, fingerprint
+
+
+def submit(course, student, assignment, text="{}"):
+    path = submitted_path(course, Job(student, assignment))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def graded(course, student, assignment):
+    path = submitted_path(course, Job(student, assignment))
+    StatusStore(course).put(Record(student, assignment, "ok", 1.0, 1.0, 0.5, "", fingerprint(path)))
+
+
+def test_every_student_folder_meets_every_assignment(tmp_path):
+    submit(tmp_path, "bo", "01_tensors")
+    (tmp_path / "submitted" / "al").mkdir()
+    jobs = find_jobs(tmp_path, ["01_tensors", "02_autograd"])
+    assert [j.key for j in jobs] == ["al/01_tensors", "bo/01_tensors", "al/02_autograd", "bo/02_autograd"]
+
+
+def test_nothing_to_execute_without_submissions_or_when_all_are_graded(tmp_path):
+    assert not likely_to_execute(tmp_path, find_jobs(tmp_path, ["01_tensors"]), force=False)
+    (tmp_path / "submitted" / "al").mkdir(parents=True)  # a student with no notebook: scored 0, not run
+    assert not likely_to_execute(tmp_path, find_jobs(tmp_path, ["01_tensors"]), force=False)
+    submit(tmp_path, "bo", "01_tensors")
+    graded(tmp_path, "bo", "01_tensors")
+    assert not likely_to_execute(tmp_path, find_jobs(tmp_path, ["01_tensors"]), force=False)
+
+
+def test_a_new_a_changed_or_a_forced_submission_is_executed(tmp_path):
+    submit(tmp_path, "bo", "01_tensors")
+    jobs = find_jobs(tmp_path, ["01_tensors"])
+    assert likely_to_execute(tmp_path, jobs, force=False)  # never graded
+    graded(tmp_path, "bo", "01_tensors")
+    assert likely_to_execute(tmp_path, jobs, force=True)
+    submit(tmp_path, "bo", "01_tensors", text='{"cells": []}')  # resubmitted: another file
+    assert likely_to_execute(tmp_path, jobs, force=False)
+
+
+def test_an_unreadable_status_file_leaves_the_decision_to_the_batch(tmp_path):
+    submit(tmp_path, "bo", "01_tensors")
+    graded(tmp_path, "bo", "01_tensors")
+    StatusStore(tmp_path).path.write_text("{not json")
+    assert likely_to_execute(tmp_path, find_jobs(tmp_path, ["01_tensors"]), force=False)
+
+
+def test_the_front_half_imports_neither_nbgrader_nor_torch():
+    # `course autograde` starts the pool before importing nbgrader; an import of it (or of
+    # torch) here would put that second back in front of the workers' start
+    code = ("import sys, graders.cli, graders.autograde.local, graders.autograde.jobs; "
+            "print(sorted(m for m in ('nbgrader', 'torch', 'sqlalchemy', 'nbconvert') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
