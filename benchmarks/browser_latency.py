@@ -11,6 +11,10 @@ The clock runs inside the page, from the key or change event to the first animat
 after the new image has been decoded (what the student sees), and the table gives the median
 and 95th percentile per instrument. Budget: median <= 50 ms, p95 <= 150 ms. Times depend on
 the machine's load; nothing here asserts them.
+
+The first row, "the lab's own round trip", is no instrument: a text box whose kernel-side
+handler only swaps a 300x40 SVG. It is the floor under every instrument here: key, the
+message to the kernel through the server and back, and the new picture decoded and painted.
 """
 
 from __future__ import annotations
@@ -28,6 +32,20 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
 import nbformat  # noqa: E402
+from nbformat.v4 import new_code_cell, new_notebook  # noqa: E402
+
+FLOOR = "00_round_trip"
+# The floor: a text box and an image, and a handler that does nothing else but swap the image.
+FLOOR_CELL = """import ipywidgets as w
+def svg(text):
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="300" height="40">'
+            f'<text x="4" y="24">{text}</text></svg>').encode()
+box = w.Text(value="2, 3", continuous_update=False)
+picture = w.Image(value=svg(box.value), format="svg+xml")
+box.observe(lambda change: setattr(picture, "value", svg(change.new)), "value")
+floor = w.VBox([w.HTML("<b class='course-explorer-title'>the lab's own round trip</b>"), box, picture])
+floor.add_class("course-explorer")
+floor"""
 
 # Installs the clock on one explorer: start at a keydown (Enter or an arrow) or a change event
 # inside it, stop at the first frame after a new <img src> has decoded.
@@ -126,13 +144,16 @@ def main() -> None:
     from graders.course.release import release
     from labserver import chromium, start_lab
 
-    stems = args.notebooks or sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))
+    stems = [FLOOR] + (args.notebooks or sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb")))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         course, root = Path(tmp) / "course", Path(tmp) / "lab"
-        release(course, stems)
+        release(course, stems[1:])
         root.mkdir()
-        for stem in stems:
+        floor = new_notebook(cells=[new_code_cell(FLOOR_CELL)])
+        floor.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(floor, str(root / f"{FLOOR}.ipynb"))
+        for stem in stems[1:]:
             source = submissions.read(course / "source" / stem / f"{stem}.ipynb")
             released = submissions.read(course / "release" / stem / f"{stem}.ipynb")
             nbformat.write(submissions.reference(source, released), str(root / f"{stem}.ipynb"))
