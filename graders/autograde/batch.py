@@ -42,7 +42,7 @@ from graders.sandbox.execute import Outcome
 from graders.sandbox.limits import Limits
 
 from . import integrity
-from .finish import FinishAutograde
+from .finish import FinishAutograde, sanitizing_preprocessors
 from .jobs import Job, find_jobs, submitted_path
 from .local import LocalPool
 from .status import Record, StatusStore, fingerprint
@@ -55,7 +55,9 @@ class Grader:
         self.course_dir = course.dir
         self.limits, self.sandbox = limits, sandbox
         # the first half only: workers execute, FinishAutograde runs the course's second half
-        config = course.nbgrader(Autograde={"autograde_preprocessors": []})
+        config = course.nbgrader(Autograde={
+            "autograde_preprocessors": [],
+            "sanitize_preprocessors": sanitizing_preprocessors(course.config.Autograde.get("sanitize_preprocessors"))})
         self.api = NbGraderAPI(config=config)
         self.api.log.setLevel(logging.ERROR)
         self.finisher = FinishAutograde(coursedir=self.api.coursedir, parent=self.api,

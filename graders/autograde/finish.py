@@ -6,7 +6,8 @@ second half; workers execute; this converter then runs the course's second half
 (``c.Autograde.autograde_preprocessors`` when the course sets it, else nbgrader's default)
 with Execute replaced by ExecutedElsewhere, so IgnorePattern, LimitOutput, SaveAutoGrades,
 late penalties, the metadata check and any preprocessor the instructor added are nbgrader's
-own, configured by the course's config.
+own, configured by the course's config. In both halves nbgrader's CheckCellMetadata becomes
+CachedCheckCellMetadata (the same check, its schema compiled once).
 """
 
 from __future__ import annotations
@@ -14,21 +15,32 @@ from __future__ import annotations
 from nbconvert.writers import FilesWriter
 from nbgrader import utils
 from nbgrader.converters import Autograde
-from nbgrader.preprocessors import Execute, SaveAutoGrades
+from nbgrader.preprocessors import CheckCellMetadata, Execute, SaveAutoGrades
 from traitlets.utils.importstring import import_item
 
-from .preprocessors import ExecutedElsewhere, KeepPointsOnWarnings
+from .preprocessors import CachedCheckCellMetadata, ExecutedElsewhere, KeepPointsOnWarnings
+
+
+def _resolved(steps: list | None, trait: str) -> list:
+    if steps is None:
+        steps = Autograde.class_traits()[trait].default()
+    return [import_item(step) if isinstance(step, str) else step for step in steps]
+
+
+def sanitizing_preprocessors(steps: list | None = None) -> list:
+    """The sanitize steps (default: nbgrader's), the metadata check swapped for the cached one."""
+    return [CachedCheckCellMetadata if step is CheckCellMetadata else step
+            for step in _resolved(steps, "sanitize_preprocessors")]
 
 
 def finishing_preprocessors(steps: list | None = None) -> list:
     """The autograde steps (default: nbgrader's), Execute swapped out, the stderr fix before saving."""
-    if steps is None:
-        steps = Autograde.class_traits()["autograde_preprocessors"].default()
     finishing = []
-    for step in steps:
-        step = import_item(step) if isinstance(step, str) else step
+    for step in _resolved(steps, "autograde_preprocessors"):
         if isinstance(step, type) and issubclass(step, Execute):
             step = ExecutedElsewhere
+        if step is CheckCellMetadata:
+            step = CachedCheckCellMetadata
         if step is SaveAutoGrades:
             finishing.append(KeepPointsOnWarnings)
         finishing.append(step)
