@@ -7,7 +7,8 @@ second half; workers execute; this converter then runs the course's second half
 with Execute replaced by ExecutedElsewhere, so IgnorePattern, LimitOutput, SaveAutoGrades,
 late penalties, the metadata check and any preprocessor the instructor added are nbgrader's
 own, configured by the course's config. In both halves nbgrader's CheckCellMetadata becomes
-CachedCheckCellMetadata (the same check, its schema compiled once).
+CachedCheckCellMetadata (the same check, its schema compiled once), and SaveAutoGrades
+SaveAutoGradesInOneCommit (the same grades, one transaction per notebook).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from nbgrader.converters import Autograde
 from nbgrader.preprocessors import CheckCellMetadata, Execute, SaveAutoGrades
 from traitlets.utils.importstring import import_item
 
-from .preprocessors import CachedCheckCellMetadata, ExecutedElsewhere, KeepPointsOnWarnings
+from .preprocessors import CachedCheckCellMetadata, ExecutedElsewhere, KeepPointsOnWarnings, SaveAutoGradesInOneCommit
 
 
 def _resolved(steps: list | None, trait: str) -> list:
@@ -43,6 +44,7 @@ def finishing_preprocessors(steps: list | None = None) -> list:
             step = CachedCheckCellMetadata
         if step is SaveAutoGrades:
             finishing.append(KeepPointsOnWarnings)
+            step = SaveAutoGradesInOneCommit
         finishing.append(step)
     return finishing
 
