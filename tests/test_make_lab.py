@@ -10,9 +10,11 @@ API for the released notebooks; the whole group is killed afterwards, pass or fa
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import nbformat
@@ -22,6 +24,33 @@ from conftest import IN_CI, REPO
 from labserver import LabServer, free_port, isolated_env, kill_group, kill_kernels, spawn, wait_for_api, wait_for_token
 
 STEMS = sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))
+VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def widgets_notebook() -> nbformat.NotebookNode:
+    """Two instrument outputs (a widget view and its PNG); only the second's state is saved."""
+    nb = nbformat.v4.new_notebook()
+    for model_id in ("not-saved", "saved"):
+        nb.cells.append(nbformat.v4.new_code_cell("helpers.strides.explore()", outputs=[
+            nbformat.v4.new_output("display_data", data={
+                VIEW: {"model_id": model_id, "version_major": 2, "version_minor": 0},
+                "image/png": "iVBORw0KGgo=", "text/plain": "Stride explorer"})]))
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {
+        "version_major": 2, "version_minor": 0, "state": {"saved": {"model_name": "VBoxModel"}}}}
+    return nb
+
+
+def save_through_the_lab(server: LabServer, name: str, nb) -> nbformat.NotebookNode:
+    """PUT the notebook through the contents API, as the lab's Save does; the file it wrote."""
+    body = json.dumps({"type": "notebook", "format": "json", "content": nb}).encode()
+    request = urllib.request.Request(f"{server.base}/api/contents/{name}", data=body, method="PUT",
+                                     headers={"Authorization": f"token {server.token}",
+                                              "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        path = json.loads(response.read())["path"]
+    return nbformat.from_dict(server.api(f"/api/contents/{path}")["content"])
+
+
 def run_lab(make: str, course: Path, home: Path, log: Path):
     """Start `make lab` on a free port; return (process, server) once its API answers."""
     port = free_port()
@@ -67,6 +96,11 @@ def test_make_lab_serves_the_release(tmp_path):
             sources = "".join("".join(c["source"]) if isinstance(c["source"], list) else c["source"]
                               for c in nb["content"]["cells"])
             assert "### BEGIN SOLUTION" not in sources, f"{stem}: the served copy holds the solutions"
+        # the lab's pre-save hook: a view whose widget state was not saved gives way to its PNG
+        saved = save_through_the_lab(server, "saved-widgets.ipynb", widgets_notebook())
+        views = [VIEW in o["data"] for c in saved.cells for o in c.outputs]
+        assert views == [False, True], f"views kept per output (unsaved model, saved model): {views}"
+        assert all("image/png" in o["data"] for c in saved.cells for o in c.outputs)
     finally:
         stop_lab(process, home)
     output = log.read_text(errors="replace")
