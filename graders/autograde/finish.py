@@ -21,30 +21,31 @@ from traitlets.utils.importstring import import_item
 
 from .preprocessors import CachedCheckCellMetadata, ExecutedElsewhere, KeepPointsOnWarnings, SaveAutoGradesInOneCommit
 
+# nbgrader's step -> ours: the same result, cheaper (graders.autograde.preprocessors)
+EQUIVALENTS = {CheckCellMetadata: CachedCheckCellMetadata, SaveAutoGrades: SaveAutoGradesInOneCommit}
+
 
 def _resolved(steps: list | None, trait: str) -> list:
+    """The steps (default: nbgrader's), import strings resolved, each swapped for its equivalent."""
     if steps is None:
         steps = Autograde.class_traits()[trait].default()
-    return [import_item(step) if isinstance(step, str) else step for step in steps]
+    steps = [import_item(step) if isinstance(step, str) else step for step in steps]
+    return [EQUIVALENTS.get(step, step) for step in steps]
 
 
 def sanitizing_preprocessors(steps: list | None = None) -> list:
-    """The sanitize steps (default: nbgrader's), the metadata check swapped for the cached one."""
-    return [CachedCheckCellMetadata if step is CheckCellMetadata else step
-            for step in _resolved(steps, "sanitize_preprocessors")]
+    """The sanitize steps, with the equivalents."""
+    return _resolved(steps, "sanitize_preprocessors")
 
 
 def finishing_preprocessors(steps: list | None = None) -> list:
-    """The autograde steps (default: nbgrader's), Execute swapped out, the stderr fix before saving."""
+    """The autograde steps, with the equivalents, Execute swapped out, the stderr fix before saving."""
     finishing = []
     for step in _resolved(steps, "autograde_preprocessors"):
         if isinstance(step, type) and issubclass(step, Execute):
             step = ExecutedElsewhere
-        if step is CheckCellMetadata:
-            step = CachedCheckCellMetadata
-        if step is SaveAutoGrades:
+        if step is SaveAutoGradesInOneCommit:
             finishing.append(KeepPointsOnWarnings)
-            step = SaveAutoGradesInOneCommit
         finishing.append(step)
     return finishing
 
