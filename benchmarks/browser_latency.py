@@ -144,16 +144,17 @@ def main() -> None:
     from graders.course.release import release
     from labserver import chromium, start_lab
 
-    stems = [FLOOR] + (args.notebooks or sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb")))
+    notebooks = args.notebooks or sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))
+    stems = [FLOOR] + notebooks
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         course, root = Path(tmp) / "course", Path(tmp) / "lab"
-        release(course, stems[1:])
+        release(course, notebooks)
         root.mkdir()
         floor = new_notebook(cells=[new_code_cell(FLOOR_CELL)])
         floor.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
         nbformat.write(floor, str(root / f"{FLOOR}.ipynb"))
-        for stem in stems[1:]:
+        for stem in notebooks:
             source = submissions.read(course / "source" / stem / f"{stem}.ipynb")
             released = submissions.read(course / "release" / stem / f"{stem}.ipynb")
             nbformat.write(submissions.reference(source, released), str(root / f"{stem}.ipynb"))
