@@ -84,7 +84,8 @@ def nothing_left_behind():
         found = [(p.pid, " ".join(p.cmdline())[:100]) for p in me.children(recursive=True)
                  if p.pid not in before | RESTING and alive(p)]
         for proc in psutil.process_iter(["pid", "uids", "cmdline"]):
-            if uid is not None and proc.info["uids"] and proc.info["uids"].real == uid and alive(proc):
+            # the submission's uid: a zombie counts too, as it always did here
+            if uid is not None and proc.info["uids"] and proc.info["uids"].real == uid and proc.is_running():
                 found.append((proc.info["pid"], " ".join(proc.info["cmdline"] or [])[:100]))
         return found
     # A killed pid namespace's processes are SIGKILLed at once but exit one by one: after a
