@@ -1,5 +1,6 @@
-"""`course autograde --scheduler`: a real distributed.LocalCluster (2 worker processes, the
-same sandbox) grades as the local pool does; a worker killed mid-batch loses nothing; a
+"""`course autograde --scheduler`: a real distributed.LocalCluster (2 worker processes of 2
+threads each, the threads of a process sharing its template; the same sandbox) grades as the
+local pool does; a worker killed mid-batch loses nothing; a
 scheduler that cannot be reached, or a worker that cannot sandbox, is a clear error."""
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def _reference(release) -> dict:
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=True,
                                   dashboard_address=":0", memory_limit=0) as local:
         yield local
 

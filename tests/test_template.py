@@ -1,7 +1,9 @@
 """Submissions forked from one template (graders.sandbox.template): each still gets a fresh
 sandbox. What one submission leaves behind — files, processes, sockets, IPC objects — is
-invisible to the next; the kernel cannot reach the runner's descriptors; a template that
-dies is replaced and the batch goes on.
+invisible to the next, and two running side by side (the grading threads of one process
+share its template) see nothing of each other; the kernel cannot reach the runner's
+descriptors; a submission over its time is killed without disturbing the one beside it; a
+template that dies is replaced and the batch goes on.
 
 The hostile programs of test_sandbox.py also run through a template (its ``workdir``
 fixture): these tests cover what only a shared template could get wrong.
@@ -18,10 +20,11 @@ import time
 from pathlib import Path
 
 import nbformat
+import psutil
 import pytest
 
 from conftest import require_program
-from graders.sandbox import template_host
+from graders.sandbox import bwrap, template_host
 from graders.sandbox.execute import execute
 from graders.sandbox.limits import Limits
 
@@ -130,6 +133,67 @@ def test_a_template_killed_mid_submission_costs_that_submission_only(template):
     assert after.status == "ok", after.reason
     assert printed(after) == "42\n"
     assert time.monotonic() - started < template_host.READY_S
+
+
+SIDE_BY_SIDE = """
+import json, os, time
+began = time.time()
+open(f'/tmp/mine-{os.getuid()}', 'w').write('x')
+time.sleep(2.5)   # long enough for the other submission to be running too
+print(json.dumps({'uid': os.getuid(), 'tmp': sorted(os.listdir('/tmp')), 'inbox': os.listdir('/grading/inbox'),
+                  'processes': sorted(int(p) for p in os.listdir('/proc') if p.isdigit()),
+                  'kernel': os.getpid(), 'began': began, 'ended': time.time()}))
+"""
+
+
+def side_by_side(*jobs):
+    """Run each ``job()`` in a thread of its own, as the local pool does; their results."""
+    results = [None] * len(jobs)
+
+    def call(index, job):
+        results[index] = (job(), bwrap.submission_uid())
+
+    threads = [threading.Thread(target=call, args=(i, job)) for i, job in enumerate(jobs)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    return results
+
+
+def test_two_submissions_side_by_side_see_nothing_of_each_other(template):
+    pid = template.proc.pid
+    (first, first_uid), (second, second_uid) = side_by_side(lambda: run(template, SIDE_BY_SIDE),
+                                                            lambda: run(template, SIDE_BY_SIDE))
+    assert first.status == second.status == "ok", (first.reason, second.reason)
+    a, b = json.loads(printed(first)), json.loads(printed(second))
+    assert a["began"] < b["ended"] and b["began"] < a["ended"]  # they did run at the same time
+    assert template.proc.pid == pid                             # through the one template
+    assert (a["uid"], b["uid"]) == (first_uid, second_uid) and first_uid != second_uid
+    for seen in (a, b):
+        assert [n for n in seen["tmp"] if n.startswith("mine-")] == [f"mine-{seen['uid']}"]
+        assert seen["inbox"] == []
+        assert seen["processes"] == [1, seen["kernel"]]
+
+
+def test_a_submission_over_its_time_is_killed_and_the_one_beside_it_finishes(template, monkeypatch):
+    pid = template.proc.pid
+    # the grader's own deadline (notebook limit + 30 s) made short: the grader hangs up on
+    # the channel, and the template's fork must kill that submission alone
+    monkeypatch.setattr(template, "run", lambda w, h, b, _: template_host.Template.run(template, w, h, b, 6))
+    (slow, slow_uid), (quick, _) = side_by_side(lambda: run(template, "import time\ntime.sleep(120)"),
+                                                lambda: run(template, "import time\ntime.sleep(1)\nprint(6 * 7)"))
+    assert slow.status == "timeout", slow.reason
+    assert quick.status == "ok" and printed(quick) == "42\n", quick.reason
+    assert template.proc.pid == pid and template.proc.poll() is None  # nothing else was killed
+    deadline = time.monotonic() + 10
+    while (left := [p.pid for p in psutil.process_iter(["uids"]) if p.info["uids"].real == slow_uid]) \
+            and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert left == []
+    monkeypatch.undo()
+    after = run(template, "print(6 * 7)")
+    assert after.status == "ok" and printed(after) == "42\n", after.reason
 
 
 def test_a_folder_outside_the_inbox_gets_a_sandbox_of_its_own(template, tmp_path):

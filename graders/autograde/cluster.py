@@ -60,11 +60,6 @@ def check_workers(client, sandbox: bool) -> list[str]:
         if sandbox and not answer["bwrap"]:
             problems.append(f"{label}: bwrap not found; install the Debian package bubblewrap "
                             "on that machine (or grade with --no-sandbox: runs student code unconfined)")
-        if sandbox and answer["root"] and (answer["threads"] or 1) > 1:
-            # as root, the sandbox gives each submission the uid 200000 + the grading
-            # process's pid: two threads of one worker would share it and its process limit
-            problems.append(f"{label}: runs {answer['threads']} threads as root; start it with "
-                            "--nthreads 1 (more processes instead: --nworkers N)")
     if problems:
         raise CourseError("Dask workers that cannot grade (nothing was sent):\n  " + "\n  ".join(problems))
     return names

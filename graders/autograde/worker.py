@@ -1,15 +1,15 @@
-"""What one worker process does for one submission: execute its instrumented notebook.
+"""What a grading thread (graders.autograde.local) or a Dask worker
+(graders.autograde.cluster) does for one submission: execute its instrumented notebook.
 
-A spawned worker imports this module, and through it graders.sandbox only: not nbgrader,
-the gradebook, SQLAlchemy or jupyter_server, which only the main process needs. (This
-package's __init__ stays empty for that reason.) The notebook arrives already sanitized
-and instrumented, as a NotebookNode; the worker reads nothing from the course but the
+This module imports graders.sandbox only: not nbgrader, the gradebook, SQLAlchemy or
+jupyter_server, which only the main process needs. (This package's __init__ stays empty for
+that reason: a Dask worker imports it.) The notebook arrives already sanitized and
+instrumented, as a NotebookNode; the worker reads nothing from the course but the
 submission's folder, which it copies for the support files.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 import time
@@ -45,16 +45,11 @@ def scratch_root(limits: dict, sandbox: bool) -> Path | None:
 
 
 def prepare(limits: dict, sandbox: bool) -> None:
-    """A worker process's first step: start the template's imports while the main process
-    is still sanitizing the first submissions."""
+    """Start the template's imports while the main process is still sanitizing the first
+    submissions."""
     template = template_host.for_submissions(Limits(**limits), sandbox)
     if template is not None:
         template.start()
-
-
-def started() -> bool:
-    """Nothing: submitting it makes the pool start a worker process (and run ``prepare``)."""
-    return True
 
 
 def pack(folder: Path, prefix: str = "") -> dict[str, bytes]:
@@ -86,7 +81,5 @@ def run_packed(files: dict[str, bytes], nb, limits: dict, sandbox: bool, prologu
 
 def probe(dask_worker=None) -> dict:
     """What a Dask worker offers (run there by ``Client.run`` before any submission is sent):
-    bubblewrap, and how many submissions it would run at once in one process."""
-    return {"bwrap": shutil.which("bwrap"),
-            "threads": getattr(getattr(dask_worker, "state", None), "nthreads", None),
-            "name": str(getattr(dask_worker, "name", "")), "root": os.geteuid() == 0}
+    bubblewrap, and its name."""
+    return {"bwrap": shutil.which("bwrap"), "name": str(getattr(dask_worker, "name", ""))}

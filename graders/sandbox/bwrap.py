@@ -17,7 +17,7 @@ submission started.
 
 Processes: RLIMIT_NPROC counts per user, and root is exempt from it. So when the grader
 runs as root the sandbox runs privileged (no user namespace), and the runner drops to a
-uid of its own (``submission_uid``: unique per grading process, so two parallel gradings
+uid of its own (``submission_uid``: unique per grading thread, so two parallel gradings
 never share a count) before anything else; the kernel launcher then sets RLIMIT_NPROC.
 When the grader is not root, bwrap makes a user namespace, and since Linux 5.14 the
 count is kept per user namespace, so the limit again covers only this submission.
@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 from pathlib import Path
 
 import graders
@@ -58,8 +59,11 @@ def privileged() -> bool:
 
 
 def submission_uid() -> int | None:
-    """The uid the runner drops to when the grader is root; None when it is not."""
-    return UID_BASE + os.getpid() if privileged() else None
+    """The uid the runner drops to when the grader is root; None when it is not. One per
+    grading thread: a Linux thread id is unique among the machine's live threads and
+    processes (a single-threaded process's is its pid), so submissions graded side by side,
+    by threads of one process or by other processes, never share a uid or its process count."""
+    return UID_BASE + threading.get_native_id() if privileged() else None
 
 
 def python_paths() -> list[Path]:

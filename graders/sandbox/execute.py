@@ -2,7 +2,7 @@
 
 The seam between grading (graders.autograde: which notebooks, what goes into the gradebook)
 and containment (graders.sandbox.bwrap, graders.sandbox.runner: how untrusted code runs).
-``execute`` is called once per submission, from a worker process; it imports neither
+``execute`` is called once per submission, from a grading thread; it imports neither
 nbgrader nor anything the gradebook needs.
 """
 
