@@ -21,8 +21,11 @@ class Limits(Configurable):
     template = Bool(True, help="fork each submission's sandbox from a sandboxed template that has "
                     "already imported `preload` (root graders; see graders/THREATS.md). False: a "
                     "fresh bubblewrap and interpreter per submission").tag(config=True)
+    # imported lazily by torch while the course's notebooks run, measured on top of the rest:
+    # sympy, through symbolic_shapes (0.55 CPU-s; 01, 02, 04, 06; 01 at its first
+    # torch.broadcast_shapes) and torch._dynamo (1.45 CPU-s; 02, 04, 06), every kernel again
     preload = List(Unicode(), ["torch", "numpy", "matplotlib.pyplot", "ipywidgets", "ipykernel.kernelapp",
-                               "ipykernel.ipkernel"],
+                               "ipykernel.ipkernel", "torch.fx.experimental.symbolic_shapes", "torch._dynamo"],
                    help="modules the template imports once, for every kernel forked from it").tag(config=True)
 
     @classmethod
