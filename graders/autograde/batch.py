@@ -1,4 +1,5 @@
-"""`course autograde`: nbgrader's autograde, with execution spread over worker processes.
+"""`course autograde`: nbgrader's autograde, with execution spread over grading threads
+(each submission in a sandbox of its own) or Dask workers.
 
 Per submission, three steps, as nbgrader's Autograde does them, split across processes:
 1. main process: nbgrader's API runs Autograde with only its sanitize preprocessors
@@ -6,7 +7,10 @@ Per submission, three steps, as nbgrader's Autograde does them, split across pro
    this also registers the student and submission in the gradebook;
    the integrity canaries are added (graders.autograde.integrity);
 2. a worker (graders.autograde.worker): graders.sandbox executes it, sandboxed and limited;
-   a local process (LocalPool) or, with ``scheduler``, a Dask worker (graders.autograde.cluster);
+   a local grading thread (LocalPool) or, with ``scheduler``, a Dask worker
+   (graders.autograde.cluster); an assignment that compiles gets a private copy of its
+   warmed compile cache, which a thread of the main process builds while the other
+   assignments are graded (those that compile are graded last);
 3. main process: the canaries are read and removed; FinishAutograde runs the rest of the
    course's autograde preprocessors on the executed notebook and SaveAutoGrades commits the
    grades; then the status record is written.
@@ -25,6 +29,7 @@ import os
 import shutil
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 import nbformat
@@ -200,8 +205,11 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
             todo.append(job)
     if todo and hasattr(pool, "warm"):
         pool.warm()
-    caches = compile_cache.warm(course, sorted({job.assignment for job in todo}), limits, sandbox,
-                                log=compile_cache.stderr)
+    # The compile caches warm (one reference run each, about 30 s for 06) beside the batch:
+    # the assignments that need none are graded meanwhile, those that do come last and wait.
+    compiling = compile_cache.needing_warm_up(course, sorted({job.assignment for job in todo}))
+    todo.sort(key=lambda job: job.assignment in compiling)
+    warming = _Warming(course, compiling, limits, sandbox)
     bar = tqdm(total=len(todo), desc="autograde", unit="nb", disable=not progress)
     running = {}
 
@@ -233,8 +241,9 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
                 target, nb = prepared
                 run_nb, check = integrity.instrument(nb)
                 sanitized = clock.read()
+                cache = warming.cache(job.assignment, lambda: collect(pool.ready(running, block=False)))
                 future = pool.submit(f"autograde-{job.key}-{check.nonce[:12]}", target.parent, run_nb,
-                                     limits.values(), sandbox, check.prologue, caches.get(job.assignment))
+                                     limits.values(), sandbox, check.prologue, cache)
                 running[future] = (job, check, time.monotonic(), sanitized)
             # finish whatever is ready between sanitizing, so workers never wait on us long
             collect(pool.ready(running, block=False))
@@ -242,9 +251,39 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
             collect(pool.ready(running, block=True))
     finally:
         bar.close()
+        warming.close()
         pool.close()
         grader.close()
     return [records[job.key] for job in jobs]
+
+
+class _Warming:
+    """The compile caches of ``assignments``, warmed in a thread of their own."""
+
+    def __init__(self, course: Course, assignments: list[str], limits: Limits, sandbox: bool):
+        self.assignments = assignments
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compile-cache")
+        self.future = self.executor.submit(compile_cache.warm, course, assignments, limits, sandbox,
+                                           log=compile_cache.stderr) if assignments else None
+
+    def cache(self, assignment: str, meanwhile) -> Path | None:
+        """``assignment``'s warmed cache (None: compile cold), calling ``meanwhile()`` while
+        waiting for it, so that finished submissions are recorded in the meantime."""
+        if self.future is None or assignment not in self.assignments:
+            return None
+        while not self.future.done():
+            meanwhile()
+            wait([self.future], timeout=0.2)
+        try:
+            return self.future.result().get(assignment)
+        except Exception as error:  # no cache is a slower grading, not a failed one
+            compile_cache.stderr(f"no warmed compile cache: {type(error).__name__}: {_first_line(error)}; "
+                                 "submissions will compile cold")
+            self.future = None
+            return None
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=True)
 
 
 class _Clock:

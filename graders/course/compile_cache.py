@@ -71,6 +71,15 @@ def fresh(course_dir: Path, assignment: str, nb=None) -> Path | None:
     return folder if (folder / "KEY").read_text().strip() == key(nb) else None
 
 
+def needing_warm_up(course: Course, assignments: list[str]) -> list[str]:
+    """Those of ``assignments`` whose submissions get a warmed cache (whether it is fresh or
+    still to be built), unless the course's ``c.CompileCache.enabled`` is False."""
+    if not CompileCache(config=course.config).enabled:
+        return []
+    return [a for a in assignments
+            if reference(course.dir, a).exists() and compiles(nbformat.read(str(reference(course.dir, a)), as_version=4))]
+
+
 def warm(course: Course, assignments: list[str], limits: Limits, sandbox: bool = True,
          log=print) -> dict[str, Path]:
     """{assignment: its warmed cache} for those that compile, unless the course's
