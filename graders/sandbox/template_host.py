@@ -105,7 +105,9 @@ class Template:
             finally:
                 theirs.close()
                 os.close(err_write)
-        stderr = _Tail(err_read)
+        from .execute import _Capped  # (execute imports this module)
+        stderr = _Capped(os.fdopen(err_read, "rb"), STDERR_BYTES, keep="tail")
+        stderr.start()
         frames: queue.Queue = queue.Queue()
         threads = [threading.Thread(target=_read_frames, args=(channel.fileno(), frames), daemon=True),
                    threading.Thread(target=_send, args=(channel, body), daemon=True)]
@@ -115,7 +117,7 @@ class Template:
             frame = _next(frames, deadline_s)
             if frame is TimeoutError:
                 self._hang_up(channel, frames, proc)
-                return None, stderr.text(), True
+                return None, _tail(stderr), True
             result = frame.get("result") if isinstance(frame, dict) else None
             end = _next(frames, 30) if result is not None else frame
             if not isinstance(end, dict) or "end" not in end:
@@ -125,7 +127,7 @@ class Template:
                 self.kill(proc)  # the template itself has gone (this submission went with it)
             if result is not None:
                 self._bill_start(result)
-            return result, stderr.text(), False
+            return result, _tail(stderr), False
         finally:
             # both threads use the descriptor: they must be done before its number can be reused
             try:
@@ -206,22 +208,10 @@ def _send(channel: socket.socket, body: dict) -> None:
         pass  # it ended: the reader sees the end of its stream
 
 
-class _Tail:
-    """One submission's stderr (its runner's tracebacks), the last STDERR_BYTES of it."""
-
-    def __init__(self, fd: int):
-        self.data = bytearray()
-        self.thread = threading.Thread(target=self._drain, args=(fd,), daemon=True)
-        self.thread.start()
-
-    def _drain(self, fd: int) -> None:
-        with open(fd, "rb", buffering=0) as stream:
-            while chunk := stream.read(65536):
-                self.data = (self.data + chunk)[-STDERR_BYTES:]
-
-    def text(self) -> str:
-        self.thread.join(1)  # the pipe ends with the submission's last process
-        return self.data.decode(errors="replace")
+def _tail(reader) -> str:
+    """What a submission's stderr reader kept (its runner's tracebacks)."""
+    reader.join(1)  # the pipe ends with the submission's last process
+    return reader.data.decode(errors="replace")
 
 
 _SHARED: Template | None = None
@@ -230,7 +220,6 @@ _SHARING = threading.Lock()
 
 def shared(preload: list[str]) -> Template:
     """This process's template (one per grading process: its threads' submissions run side by side)."""
-    global _SHARED
     with _SHARING:
         return _shared(preload)
 
