@@ -166,3 +166,13 @@ def test_autograde_without_force_reports_the_gradebooks_score(configured):
     assert again.returncode == 0, again.stderr
     row = next(line.split() for line in again.stdout.splitlines() if line.split()[:2] == ["ref", "cfg"])
     assert row[3] == "1.5/3", again.stdout
+
+
+def test_the_graded_notebook_is_validated_once_unless_the_file_says_otherwise(tmp_path):
+    from nbconvert.exporters import NotebookExporter
+
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()  # noqa\n")
+    assert NotebookExporter(config=Course(tmp_path).config).optimistic_validation is True
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()  # noqa\n"
+                                                 "c.Exporter.optimistic_validation = False\n")
+    assert NotebookExporter(config=Course(tmp_path).config).optimistic_validation is False

@@ -109,6 +109,11 @@ class Course:
             steps = feedback or list(map(_name, GenerateFeedback.class_traits()["preprocessors"].default()))
             self.config.GenerateFeedback.preprocessors = (
                 [SCRUBBER, BANNER] + [s for s in steps if s not in (SCRUBBER, BANNER)])
+        # nbconvert validates the whole notebook after each of autograde's preprocessors (13
+        # schema checks, about 45 ms of the main process per submission); once, after the
+        # last, is enough to refuse a malformed result. A value in the file wins.
+        if "optimistic_validation" not in self.config.Exporter:
+            self.config.Exporter.optimistic_validation = True
         # deleted test cells come back from the gradebook rather than silently scoring nothing
         self._set("OverwriteCells", "add_missing_cells", True,
                   "a test cell deleted from a submission is restored from the gradebook")
