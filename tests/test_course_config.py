@@ -43,6 +43,13 @@ class Stamp(NbGraderPreprocessor):
         nb.metadata["stamped_by_instructor"] = True
         return nb, resources
 
+class Vet(NbGraderPreprocessor):
+    """An instructor's own sanitize step that breaks on one student's notebook."""
+    def preprocess(self, nb, resources):
+        if resources["nbgrader"]["student"] == "tripped":
+            raise RuntimeError("the vetting step broke on this notebook")
+        return nb, resources
+
 c.LimitOutput.max_lines = 7
 c.Execute.timeout = 4
 c.Execute.allow_errors = False
@@ -50,6 +57,11 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.Execute", "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor", "nbgrader.preprocessors.LimitOutput",
     Stamp, "nbgrader.preprocessors.SaveAutoGrades", "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput", "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec", "nbgrader.preprocessors.OverwriteCells", Vet,
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 c.ClearHiddenTests.begin_test_delimeter = "BEGIN SECRET"
@@ -76,6 +88,7 @@ def configured(tmp_path_factory):
     gc.submit(course, "wrong", "cfg", gc.answers(release, **{**right, "cfg-echo": "def echo(n):\n    return n + 1"}))
     gc.submit(course, "sleepy", "cfg", gc.answers(release, **{
         **right, "cfg-slow": "def slow():\n    time.sleep(30)\n    return 1"}))
+    gc.submit(course, "tripped", "cfg", gc.answers(release, **right))
     graded = course_cli("autograde", "--course-dir", str(course), "--workers", "2", cwd=course.parent)
     assert graded.returncode == 0, graded.stdout + graded.stderr
     fed = course_cli("feedback", "--course-dir", str(course), cwd=course.parent)
@@ -93,6 +106,16 @@ def _autograded(course: Path, student: str):
 
 def _cell(nb, grade_id):
     return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+@pytest.mark.slow
+def test_a_sanitize_step_that_raises_invalidates_that_notebook_with_the_exception(configured):
+    course, *_ = configured
+    records = _records(course)
+    assert records["tripped"]["status"] == "invalid", records["tripped"]
+    assert records["tripped"]["reason"] == ("nbgrader could not sanitize it: "
+                                            "RuntimeError: the vetting step broke on this notebook")
+    assert records["ref"]["status"] == "ok" and records["ref"]["score"] == records["ref"]["max_score"]
 
 
 @pytest.mark.slow
@@ -132,12 +155,13 @@ def test_hidden_test_delimiters_from_config_hide_the_release_and_the_feedback(co
     course, release, _, fed = configured
     assert SECRET not in json.dumps(release), "the release keeps the course's hidden tests out"
     pages = {p.parent.parent.name: p.read_text() for p in (course / "feedback").glob("*/cfg/cfg.html")}
-    assert set(pages) == {"ref", "wrong", "sleepy"}
+    assert set(pages) == {"ref", "wrong", "sleepy", "tripped"}
     for student, page in pages.items():
         assert "echo(-99)" not in page and "secret check" not in page and "BEGIN SECRET" not in page, student
         assert "[mc:" not in page, f"{student}'s feedback shows a misconception marker"
     assert "did you add one?" in pages["wrong"]  # the message itself stays
     assert "ran too long" in pages["sleepy"]
+    assert "not graded (invalid)" in pages["tripped"] and "the vetting step broke" in pages["tripped"]
 
 
 @pytest.mark.slow
@@ -148,7 +172,7 @@ def test_nbgrader_generate_feedback_on_a_course_graded_course_keeps_hidden_tests
                           env={"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(course.parent)})
     assert done.returncode == 0, done.stdout + done.stderr
     pages = {p.parent.parent.name: p.read_text() for p in (course / "feedback").glob("*/cfg/cfg.html")}
-    assert set(pages) == {"ref", "wrong", "sleepy"}
+    assert set(pages) == {"ref", "wrong", "sleepy", "tripped"}
     for student, page in pages.items():
         assert "echo(-99)" not in page and "BEGIN SECRET" not in page, student
         assert "Grading status:" in page, student  # the same page as `course feedback`'s

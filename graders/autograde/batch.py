@@ -23,9 +23,11 @@ loses at most the submissions in flight, which the next run grades again.
 from __future__ import annotations
 
 import getpass
+import itertools
 import json
 import logging
 import os
+import re
 import shutil
 import sys
 import time
@@ -50,6 +52,7 @@ from . import integrity
 from .finish import FinishAutograde, sanitizing_preprocessors
 from .jobs import Job, find_jobs, submitted_path
 from .local import LocalPool
+from .preprocessors import FirstHalfEnds
 from .status import Record, StatusStore, fingerprint
 
 
@@ -61,7 +64,7 @@ class Grader:
         self.limits, self.sandbox = limits, sandbox
         # the first half only: workers execute, FinishAutograde runs the course's second half
         config = course.nbgrader(Autograde={
-            "autograde_preprocessors": [],
+            "autograde_preprocessors": [FirstHalfEnds],
             "sanitize_preprocessors": sanitizing_preprocessors(course.config.Autograde.get("sanitize_preprocessors"))})
         self.api = NbGraderAPI(config=config)
         self.api.log.setLevel(logging.ERROR)
@@ -330,11 +333,20 @@ def _first_line(error: Exception) -> str:
     return (str(error).strip().splitlines() or [""])[0][:200]
 
 
+_EXCEPTION = re.compile(r"[A-Za-z_][\w.]*(: \S|(Error|Exception)$)")
+
+
 def _nbgrader_error(result: dict) -> str:
-    """The most telling line of nbgrader's captured log and traceback."""
+    """The most telling line of nbgrader's captured log and traceback: its first error, and
+    when that is a traceback, the exception that ends it."""
     text = (result.get("log") or "") + "\n" + (result.get("error") or "")
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("[ERROR]") and "error processing" not in line
-              and "see the" not in line.lower()]
-    picked = errors[0] if errors else (lines[-1] if lines else "unknown error")
-    return picked.removeprefix("[ERROR] ")[:300]
+    for k, line in enumerate(lines):
+        if not line.startswith("[ERROR]") or "error processing" in line or "see the" in line.lower():
+            continue
+        line = line.removeprefix("[ERROR] ")
+        if line.startswith("Traceback (most recent call last)"):
+            block = itertools.takewhile(lambda later: not later.startswith("["), lines[k + 1:])
+            line = ([later for later in block if _EXCEPTION.match(later)] or [line])[-1]
+        return line[:300]
+    return (lines[-1] if lines else "unknown error")[:300]

@@ -39,6 +39,15 @@ from nbgrader.nbgraderformat.common import BaseMetadataValidator
 from nbgrader.preprocessors import CheckCellMetadata, NbGraderPreprocessor, SaveAutoGrades
 
 
+class FirstHalfEnds(NbGraderPreprocessor):
+    """The whole second half of the main process's first pass (workers execute), which changes
+    nothing: with Exporter.optimistic_validation nbconvert validates the notebook after the
+    last step, and fails on a pass that has no step at all."""
+
+    def preprocess(self, nb, resources):
+        return nb, resources
+
+
 class ExecutedElsewhere(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         outcome = resources.get("graders", {})
