@@ -6,6 +6,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graders.autograde.batch import interleaved
 from graders.autograde.jobs import Job, find_jobs, likely_to_execute, submitted_path
 from graders.autograde.status import Record, StatusStore, fingerprint
 
@@ -62,3 +66,20 @@ def test_the_front_half_imports_neither_nbgrader_nor_torch():
             "print(sorted(m for m in ('nbgrader', 'torch', 'sqlalchemy', 'nbconvert') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@given(st.lists(st.tuples(st.sampled_from("abcd"), st.sampled_from("pqrst")), unique=True),
+       st.sets(st.sampled_from("abcd")))
+def test_interleaved_takes_assignments_in_turn_and_the_last_ones_last(pairs, last):
+    jobs = [Job(student, assignment) for assignment, student in pairs]
+    order = interleaved(jobs, last=last)
+    assert sorted(j.key for j in order) == sorted(j.key for j in jobs)
+    flags = [job.assignment in last for job in order]
+    assert flags == sorted(flags), "an assignment in `last` came before another"
+    for assignment in "abcd":  # each assignment's own order is kept
+        assert [j for j in order if j.assignment == assignment] == [j for j in jobs if j.assignment == assignment]
+    # the k-th submission of any assignment comes before the (k+1)-th of any other in its group
+    rank = {job.key: [j for j in jobs if j.assignment == job.assignment].index(job) for job in jobs}
+    for group in (False, True):
+        ranks = [rank[job.key] for job in order if (job.assignment in last) == group]
+        assert ranks == sorted(ranks)

@@ -211,7 +211,7 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
     # The compile caches warm (one reference run each, about 30 s for 06) beside the batch:
     # the assignments that need none are graded meanwhile, those that do come last and wait.
     compiling = compile_cache.needing_warm_up(course, sorted({job.assignment for job in todo}))
-    todo.sort(key=lambda job: job.assignment in compiling)
+    todo = interleaved(todo, last=compiling)
     warming = _Warming(course, compiling, limits, sandbox)
     bar = tqdm(total=len(todo), desc="autograde", unit="nb", disable=not progress)
     running = {}
@@ -258,6 +258,19 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
         pool.close()
         grader.close()
     return [records[job.key] for job in jobs]
+
+
+def interleaved(jobs: list[Job], last=()) -> list[Job]:
+    """One submission of each assignment in turn, those of the assignments in ``last`` after
+    all others. Side by side, two grading threads then mostly run different notebooks: one
+    that waits (05's loaders sleep on purpose) beside one that computes, rather than two that
+    wait together and two that contend together."""
+    turn: dict[str, int] = {}
+    order = []
+    for job in jobs:
+        turn[job.assignment] = turn.get(job.assignment, -1) + 1
+        order.append((job.assignment in last, turn[job.assignment]))
+    return [job for _, job in sorted(zip(order, jobs), key=lambda pair: pair[0])]
 
 
 class _Warming:
