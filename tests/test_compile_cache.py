@@ -101,8 +101,15 @@ def test_graded_submissions_hit_a_private_copy_of_the_warmed_cache(tmp_path):
         {(s, "cc", "cc-f-test"): 1.0 for s in students}
     # the spoiler wrote into its own copy only: the course's cache is what the reference left
     assert digest(warmed) == before
-    # grading again reuses the cache rather than running the reference once more
+    # a resubmission graded later reuses the cache rather than running the reference again
     built = (warmed / "KEY").stat().st_mtime_ns
-    harness.autograde(course, ["cc"], workers=1, sandbox=True, progress=False, force=True)
+    gc.submit(course, "honest1", "cc", gc.answers(released, **{"cc-f": HONEST + "  # resubmitted"}))
+    outputs = {s: course / "autograded" / s / "cc" / "cc.ipynb" for s in students}
+    stamps = {s: path.stat().st_mtime_ns for s, path in outputs.items()}
+    again = harness.autograde(course, ["cc"], workers=1, sandbox=True, progress=False)
+    assert {r.student: r.status for r in again} == dict.fromkeys(students, "ok")
+    assert [s for s, path in outputs.items() if path.stat().st_mtime_ns != stamps[s]] == ["honest1"]
+    graded = nbformat.read(str(outputs["honest1"]), as_version=4)
+    assert "fx graph cache hits: 1" in str(graded.cells), "the resubmission compiled cold"
     assert (warmed / "KEY").stat().st_mtime_ns == built
     assert digest(warmed) == before
