@@ -35,3 +35,28 @@ def sandbox_flags() -> list[str]:
     except Exception:
         pass
     return []
+
+
+
+def pytest_collection_modifyitems(config, items):
+    """Slow tests first, and within a test file the latest notebooks first (the heaviest: 06
+    compiles, 04 trains), so that under xdist no long test is left for the end while the other
+    workers idle; quick tests fill the gaps last. A file's tests stay together, so that a
+    worker keeps its module fixture (the browser tests' lab) from one test to the next. (xdist's
+    loadgroup still sends its multi-test groups before all single tests.)"""
+    def slow(item) -> bool:
+        return item.get_closest_marker("slow") is not None or item.path.suffix == ".ipynb"
+
+    def file(item) -> Path:
+        return item.path.parent if item.path.suffix == ".ipynb" else item.path  # notebooks: one file
+
+    def stem(item) -> str:
+        params = getattr(item, "callspec", None) and item.callspec.params
+        return (params or {}).get("stem") or (item.path.stem if item.path.suffix == ".ipynb" else "")
+
+    first_slow = {}
+    for item in items:
+        first_slow.setdefault(file(item), slow(item))
+    order = list(dict.fromkeys(file(item) for item in items))
+    items.sort(key=lambda item: (not first_slow[file(item)], order.index(file(item)),
+                                 [-ord(c) for c in stem(item)]))
