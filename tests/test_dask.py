@@ -144,3 +144,31 @@ def test_worker_without_bwrap_is_named_before_anything_is_sent(tmp_path):
     assert worker_address in str(error.value)
     assert not (course / "grading_status.json").exists(), "nothing graded, nothing recorded"
     assert not (course / "autograded").exists(), "nothing was sent"
+
+
+def test_warm_starts_each_workers_template_before_any_submission():
+    from graders.autograde.cluster import DaskPool
+    from graders.sandbox import template_host
+    from graders.sandbox.limits import Limits
+
+    _sandbox()
+    if not template_host.usable(Limits()):
+        pytest.skip("submissions are forked from a template only for a root grader")
+
+    def template_running() -> bool:
+        from graders.sandbox import template_host
+        template = template_host._SHARED
+        return template is not None and template.proc is not None and template.proc.poll() is None
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  memory_limit=0) as fresh:
+        pool = DaskPool(fresh.scheduler_address, sandbox=True, limits=Limits().values())
+        try:
+            assert set(pool.client.run(template_running).values()) == {False}
+            pool.warm()
+            deadline = time.monotonic() + 60
+            while set(pool.client.run(template_running).values()) != {True} and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert set(pool.client.run(template_running).values()) == {True}, "a worker has no template"
+        finally:
+            pool.close()

@@ -190,7 +190,7 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
         course.config.Execute.timeout = int(limits.cell_timeout_s)  # one per-cell limit everywhere
         if pool is None and scheduler is not None:
             from .cluster import DaskPool
-            pool = DaskPool(scheduler, sandbox)  # fails here, before the gradebook is touched
+            pool = DaskPool(scheduler, sandbox, limits.values())  # fails here, before the gradebook is touched
         elif pool is None:
             pool = LocalPool(workers or os.cpu_count(), limits, sandbox)
         grader = Grader(course, limits, sandbox)

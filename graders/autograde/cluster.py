@@ -40,7 +40,7 @@ def connect(address: str, timeout: float = CONNECT_TIMEOUT_S):
     except (OSError, TimeoutError):
         client.close()
         raise CourseError(f"the Dask scheduler at {address} has no workers after {timeout:g} s; "
-                          f"start some with `dask worker {address} --nthreads 1`") from None
+                          f"start one per machine with `dask worker {address}` (a thread per core)") from None
     return client
 
 
@@ -68,8 +68,9 @@ def check_workers(client, sandbox: bool) -> list[str]:
 class DaskPool:
     """Submit and collect through a distributed Client: the same calls as the local pool."""
 
-    def __init__(self, address: str, sandbox: bool):
+    def __init__(self, address: str, sandbox: bool, limits: dict | None = None):
         from distributed import as_completed
+        self.sandbox, self.limits = sandbox, limits
         self.client = connect(address)
         try:
             self.workers = check_workers(self.client, sandbox)
@@ -78,6 +79,13 @@ class DaskPool:
             raise
         self.completed = as_completed(loop=self.client.loop)
         self.caches: dict[Path, dict[str, bytes]] = {}
+
+    def warm(self) -> None:
+        """Start every worker's template now, as the local pool does, rather than when its
+        first submission arrives. prepare() returns before the template's imports are done; a
+        worker that cannot start one says so on its first submission."""
+        if self.limits is not None:
+            self.client.run(worker.prepare, self.limits, self.sandbox, on_error="return")
 
     def submit(self, key: str, folder: Path, run_nb, limits: dict, sandbox: bool, prologue: str,
                cache: Path | None = None):
