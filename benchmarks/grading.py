@@ -82,8 +82,7 @@ def on_local_cluster(course: Path, processes: int) -> Timed:
     from distributed import LocalCluster
     started = time.perf_counter()
     with LocalCluster(n_workers=processes, threads_per_worker=2 // processes, processes=True,
-                      dashboard_address=":0",
-                      memory_limit=0) as cluster:
+                      dashboard_address=":0", memory_limit=0) as cluster:
         start = time.perf_counter() - started
         took = Timed(parallel(course, "--scheduler", cluster.scheduler_address))
     took.start = start

@@ -37,7 +37,6 @@ def sandbox_flags() -> list[str]:
     return []
 
 
-
 def pytest_collection_modifyitems(config, items):
     """Slow tests first, and within a test file the latest notebooks first (the heaviest: 06
     compiles, 04 trains), so that under xdist no long test is left for the end while the other
@@ -54,9 +53,7 @@ def pytest_collection_modifyitems(config, items):
         params = getattr(item, "callspec", None) and item.callspec.params
         return (params or {}).get("stem") or (item.path.stem if item.path.suffix == ".ipynb" else "")
 
-    first_slow = {}
+    rank = {}  # a file's place: slow first (as its first test is), then where it was collected
     for item in items:
-        first_slow.setdefault(file(item), slow(item))
-    order = list(dict.fromkeys(file(item) for item in items))
-    items.sort(key=lambda item: (not first_slow[file(item)], order.index(file(item)),
-                                 [-ord(c) for c in stem(item)]))
+        rank.setdefault(file(item), (not slow(item), len(rank)))
+    items.sort(key=lambda item: (*rank[file(item)], [-ord(c) for c in stem(item)]))

@@ -68,7 +68,7 @@ def check_workers(client, sandbox: bool) -> list[str]:
 class DaskPool:
     """Submit and collect through a distributed Client: the same calls as the local pool."""
 
-    def __init__(self, address: str, sandbox: bool, limits: dict | None = None):
+    def __init__(self, address: str, sandbox: bool, limits: dict):
         from distributed import as_completed
         self.sandbox, self.limits = sandbox, limits
         self.client = connect(address)
@@ -84,8 +84,7 @@ class DaskPool:
         """Start every worker's template now, as the local pool does, rather than when its
         first submission arrives. prepare() returns before the template's imports are done; a
         worker that cannot start one says so on its first submission."""
-        if self.limits is not None:
-            self.client.run(worker.prepare, self.limits, self.sandbox, on_error="return")
+        self.client.run(worker.prepare, self.limits, self.sandbox, on_error="return")
 
     def submit(self, key: str, folder: Path, run_nb, limits: dict, sandbox: bool, prologue: str,
                cache: Path | None = None):
