@@ -36,3 +36,18 @@ def test_limits_flags_override_course_config(tmp_path):
     limits = Course(tmp_path).limits(memory_mb=None, cell_timeout_s=4, max_processes=None)
     assert limits.memory_mb == 3000 and limits.cell_timeout_s == 4
     assert limits.max_processes == Limits().max_processes
+
+
+def test_first_grading_prints_no_sqlalchemy_noise(tmp_path):
+    # nbgrader's gradebook warns (SAWarning) for each new submission it records; the
+    # instructor can do nothing about it, so `course autograde` must not pass it on
+    import grading_course as gc
+
+    released = gc.release(tmp_path, {"tiny": gc.build("tiny", gc.TINY)})["tiny"][1]
+    gc.submit(tmp_path, "ada", "tiny", gc.answers(released, **{"tiny-add": "def add(a, b):\n    return a + b",
+                                                                "tiny-mul": "def mul(a, b):\n    return a * b"}))
+    done = run_course(["autograde", "--no-sandbox", "--course-dir", str(tmp_path)],
+                      path=f"{COURSE.parent}:/usr/bin:/bin")
+    assert done.returncode == 0, done.stderr
+    assert "Warning" not in done.stderr.replace("WARNING: --no-sandbox", ""), done.stderr
+    assert gc.scores(tmp_path) == {("ada", "tiny", "tiny-add-test"): 2.0, ("ada", "tiny", "tiny-mul-test"): 3.0}

@@ -31,6 +31,7 @@ import re
 import shutil
 import sys
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
@@ -39,6 +40,7 @@ from nbformat.v4 import new_output
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI
 from nbgrader.utils import is_grade
+from sqlalchemy.exc import SAWarning
 from tqdm import tqdm
 
 from graders.course import compile_cache
@@ -56,10 +58,17 @@ from .preprocessors import FirstHalfEnds
 from .status import Record, StatusStore, fingerprint
 
 
+# nbgrader's Gradebook builds a new submission with backrefs to its student and assignment,
+# which SQLAlchemy 2 no longer cascades, and adds it to the session itself: the warning it
+# gives for every new submission (plain `nbgrader autograde` prints it too) is noise here.
+_NEW_SUBMISSION_NOISE = r"Object of type <Submitted\w+> not in session"
+
+
 class Grader:
     """The main process's side: sanitize, hand out, finish, record."""
 
     def __init__(self, course: Course, limits: Limits, sandbox: bool):
+        warnings.filterwarnings("ignore", message=_NEW_SUBMISSION_NOISE, category=SAWarning)
         self.course_dir = course.dir
         self.limits, self.sandbox = limits, sandbox
         # the first half only: workers execute, FinishAutograde runs the course's second half
