@@ -7,11 +7,19 @@ K copies (default 4) of each notebook's reference answers. Times, in one run:
 - with --local-cluster, `course autograde --scheduler` on a distributed.LocalCluster on this
   machine: what Dask adds. Its layout is the README's advice, one worker process with a
   thread per core (2 threads), or --cluster-processes 2 for two processes of one thread.
+Compile caches (06 calls torch.compile): each side gets its own, empty at first. With
+--compile-cache warm (the default) both are warmed before the clock starts, as an
+instructor's course would have them: `course release` warms the course's cache, and
+nbgrader's kernels share the user's Inductor cache, which its first grading of 06 warms.
+Each warm-up is timed and printed, with the ratio that counts them. With --compile-cache
+cold neither is warmed: nbgrader's first 06 compiles cold, `course autograde` warms its
+cache beside the batch.
 Prints the times, seconds per notebook, the ratio, whether the grades are identical, the
 load average it ran under, and where a submission's seconds go (the harness's own
 per-phase wall and CPU, GRADERS_TIMING_LOG, averaged over the batch).
 
     python benchmarks/grading.py [--copies K] [--notebooks 01_tensors ...] [--repeat N]
+                                 [--compile-cache warm|cold]
 """
 
 from __future__ import annotations
@@ -33,6 +41,8 @@ os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.
 from nbgrader.api import Gradebook  # noqa: E402
 
 from authoring import submissions  # noqa: E402
+from graders.course import compile_cache  # noqa: E402
+from graders.course.config import Course  # noqa: E402
 from graders.course.layout import available_assignments  # noqa: E402
 from graders.course.release import release  # noqa: E402
 
@@ -54,13 +64,43 @@ def grades(course: Path) -> dict:
                 for a in gb.assignments for s in a.submissions for n in s.notebooks for g in n.grades}
 
 
-def sequential(course: Path, stems: list[str]) -> float:
+def sequential(course: Path, stems: list[str], inductor: Path) -> float:
     """nbgrader's own `nbgrader autograde A` command per assignment, run in the course dir
-    (as an instructor would), so both sides pay their interpreter's start-up."""
+    (as an instructor would), so both sides pay their interpreter's start-up. Its kernels
+    use ``inductor`` as the user's Inductor cache."""
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(inductor))
     started = time.perf_counter()
     for stem in stems:
         subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "autograde", stem, "--force"],
-                       cwd=course, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                       cwd=course, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    return time.perf_counter() - started
+
+
+def compiling(course: Path, stems: list[str]) -> list[str]:
+    return compile_cache.needing_warm_up(Course(course), stems)
+
+
+def warm_sequential(course: Path, stems: list[str], inductor: Path) -> float:
+    """What nbgrader's first grading of each compiling notebook leaves in the user's Inductor
+    cache: one run of its reference notebook in a plain kernel, as nbgrader would run it."""
+    from nbclient import NotebookClient
+    started = time.perf_counter()
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(inductor)  # the kernel inherits this process's
+    try:
+        for stem in compiling(course, stems):
+            source = compile_cache.reference(course, stem)
+            nb = submissions.read(source)
+            NotebookClient(nb, timeout=600, resources={"metadata": {"path": str(source.parent)}}).execute()
+    finally:
+        del os.environ["TORCHINDUCTOR_CACHE_DIR"]
+    return time.perf_counter() - started
+
+
+def warm_course(course: Path, stems: list[str]) -> float:
+    """What `course release` does after releasing: warm the course's compile caches."""
+    started = time.perf_counter()
+    loaded = Course(course)
+    compile_cache.warm(loaded, compiling(course, stems), loaded.limits(), log=lambda message: None)
     return time.perf_counter() - started
 
 
@@ -126,6 +166,9 @@ def main() -> int:
                         help="also time --scheduler on a LocalCluster of 2 threads")
     parser.add_argument("--cluster-processes", type=int, choices=(1, 2), default=1,
                         help="the LocalCluster's worker processes (1: one of 2 threads; 2: two of 1)")
+    parser.add_argument("--compile-cache", choices=("warm", "cold"), default="warm",
+                        help="warm: both sides' compile caches warmed (and timed) before grading, "
+                             "as in a released course; cold: neither")
     args = parser.parse_args()
     ok = True
     for run in range(args.repeat):
@@ -140,9 +183,14 @@ def once(args, run: int) -> bool:
         n = 0
         for course in courses.values():
             n = build(course, args.notebooks, args.copies)
+        inductor = Path(tmp) / "inductor-cache"
+        warmed = {}
+        if args.compile_cache == "warm" and compiling(courses["sequential"], args.notebooks):
+            warmed = {"nbgrader": warm_sequential(courses["sequential"], args.notebooks, inductor)}
+            warmed.update({name: warm_course(courses[name], args.notebooks) for name in names if name != "sequential"})
         load = os.getloadavg()
         timing_log = Path(tmp) / "timing.jsonl"
-        t_seq = sequential(courses["sequential"], args.notebooks)
+        t_seq = sequential(courses["sequential"], args.notebooks, inductor)
         t_par = parallel(courses["parallel"], timing_log=timing_log)
         t_raw = parallel(courses["nosandbox"], "--no-sandbox") if args.no_sandbox_too else None
         t_dask = on_local_cluster(courses["cluster"], args.cluster_processes) if args.local_cluster else None
@@ -161,6 +209,13 @@ def once(args, run: int) -> bool:
     for label, t in runs:
         print(f"{label:<34}{t:>9.1f}{t / n:>12.2f}")
     print(f"speed-up (sequential / parallel): {t_seq / t_par:.2f}x   grades identical: {same}")
+    if args.compile_cache == "cold":
+        print("compile caches: cold (nbgrader's first 06 compiles cold; the course's warms beside the batch)")
+    elif warmed:
+        ours, theirs = warmed["parallel"], warmed["nbgrader"]
+        print(f"compile caches warmed before the clock: nbgrader's Inductor cache {theirs:.1f} s (one plain "
+              f"run of each compiling reference notebook), the course's {ours:.1f} s (`course release` "
+              f"does it); counting them: {(t_seq + theirs) / (t_par + ours):.2f}x")
     if t_dask is not None:
         layout = f"{args.cluster_processes} worker process(es) x {2 // args.cluster_processes} thread(s)"
         print(f"--scheduler: LocalCluster of {layout}, started in {t_dask.start:.1f} s (not counted); "
