@@ -57,7 +57,6 @@ from .local import LocalPool
 from .preprocessors import FirstHalfEnds
 from .status import Record, StatusStore, fingerprint
 
-
 # nbgrader's Gradebook builds a new submission with backrefs to its student and assignment,
 # which SQLAlchemy 2 no longer cascades, and adds it to the session itself: the warning it
 # gives for every new submission (plain `nbgrader autograde` prints it too) is noise here.
