@@ -64,43 +64,41 @@ def grades(course: Path) -> dict:
                 for a in gb.assignments for s in a.submissions for n in s.notebooks for g in n.grades}
 
 
+def with_inductor_cache(inductor: Path) -> dict:
+    """This process's environment with ``inductor`` as the user's Inductor cache, for
+    nbgrader and the kernels it starts."""
+    return dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(inductor))
+
+
 def sequential(course: Path, stems: list[str], inductor: Path) -> float:
     """nbgrader's own `nbgrader autograde A` command per assignment, run in the course dir
     (as an instructor would), so both sides pay their interpreter's start-up. Its kernels
     use ``inductor`` as the user's Inductor cache."""
-    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(inductor))
     started = time.perf_counter()
     for stem in stems:
         subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "autograde", stem, "--force"],
-                       cwd=course, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+                       cwd=course, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env=with_inductor_cache(inductor))
     return time.perf_counter() - started
 
 
-def compiling(course: Path, stems: list[str]) -> list[str]:
-    return compile_cache.needing_warm_up(Course(course), stems)
-
-
-def warm_sequential(course: Path, stems: list[str], inductor: Path) -> float:
+def warm_sequential(course: Path, compiling: list[str], inductor: Path) -> float:
     """What nbgrader's first grading of each compiling notebook leaves in the user's Inductor
     cache: one run of its reference notebook in a plain kernel, as nbgrader would run it."""
     from nbclient import NotebookClient
     started = time.perf_counter()
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(inductor)  # the kernel inherits this process's
-    try:
-        for stem in compiling(course, stems):
-            source = compile_cache.reference(course, stem)
-            nb = submissions.read(source)
-            NotebookClient(nb, timeout=600, resources={"metadata": {"path": str(source.parent)}}).execute()
-    finally:
-        del os.environ["TORCHINDUCTOR_CACHE_DIR"]
+    for stem in compiling:
+        source = compile_cache.reference(course, stem)
+        NotebookClient(submissions.read(source), timeout=600, resources={"metadata": {"path": str(source.parent)}}
+                       ).execute(env=with_inductor_cache(inductor))
     return time.perf_counter() - started
 
 
-def warm_course(course: Path, stems: list[str]) -> float:
+def warm_course(course: Path, compiling: list[str]) -> float:
     """What `course release` does after releasing: warm the course's compile caches."""
     started = time.perf_counter()
     loaded = Course(course)
-    compile_cache.warm(loaded, compiling(course, stems), loaded.limits(), log=lambda message: None)
+    compile_cache.warm(loaded, compiling, loaded.limits(), log=lambda message: None)
     return time.perf_counter() - started
 
 
@@ -110,6 +108,13 @@ def parallel(course: Path, *flags: str, timing_log: Path | None = None) -> float
     subprocess.run([str(Path(sys.executable).parent / "course"), "autograde", "--course-dir", str(course),
                     "--workers", "2", *flags], check=True, stdout=subprocess.DEVNULL, env=env)
     return time.perf_counter() - started
+
+
+def copy_caches(source: Path, target: Path, compiling: list[str]) -> None:
+    """The same warmed caches for another course built from the same notebooks (keyed by the
+    reference notebook and torch's version, so a copy is what a warm-up would build)."""
+    for stem in compiling:
+        shutil.copytree(compile_cache.location(source, stem), compile_cache.location(target, stem), symlinks=True)
 
 
 class Timed(float):
@@ -184,10 +189,13 @@ def once(args, run: int) -> bool:
         for course in courses.values():
             n = build(course, args.notebooks, args.copies)
         inductor = Path(tmp) / "inductor-cache"
+        compiling = compile_cache.needing_warm_up(Course(courses["parallel"]), args.notebooks)
         warmed = {}
-        if args.compile_cache == "warm" and compiling(courses["sequential"], args.notebooks):
-            warmed = {"nbgrader": warm_sequential(courses["sequential"], args.notebooks, inductor)}
-            warmed.update({name: warm_course(courses[name], args.notebooks) for name in names if name != "sequential"})
+        if args.compile_cache == "warm" and compiling:
+            warmed = {"nbgrader": warm_sequential(courses["sequential"], compiling, inductor),
+                      "parallel": warm_course(courses["parallel"], compiling)}
+            for name in names[2:]:  # --no-sandbox-too, --local-cluster: their own copies
+                copy_caches(courses["parallel"], courses[name], compiling)
         load = os.getloadavg()
         timing_log = Path(tmp) / "timing.jsonl"
         t_seq = sequential(courses["sequential"], args.notebooks, inductor)
