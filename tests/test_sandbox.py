@@ -490,10 +490,12 @@ def test_small_memory_limit_where_torch_cannot_import_is_not_tampering(workdir):
 
 
 def test_without_sandbox_the_same_statuses_and_nothing_left(workdir):
-    outcome = execute(notebook("print(1)", "import subprocess\nsubprocess.Popen(['sleep', '30'])",
+    # a duration no other test uses: xdist runs this test's other parameter at the same time
+    duration = f"30.{uuid.uuid4().int % 10**9}"
+    outcome = execute(notebook("print(1)", f"import subprocess\nsubprocess.Popen(['sleep', '{duration}'])",
                                "while True:\n    pass"),
                       workdir, Limits(cell_timeout_s=5, notebook_timeout_s=60), sandbox=False)
     assert outcome.status == "timeout" and "cell #3" in outcome.reason
     assert texts(outcome.notebook.cells[0]) == "1\n"
     # the sleep started by the submission is in the kernel's session, killed with it
-    assert not [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "30"]]
+    assert not [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", duration]]
