@@ -401,7 +401,26 @@ def test_notebook_runs_and_instruments_respond(lab, stem):
 
     # reopened, its kernel gone: each instrument's cell shows its last picture (the widget
     # restored from the saved widget state, or the PNG the output also carries), no error
-    context, page, panel, blocked = lab.open(f"completed/{stem}.ipynb", f"reopen-{stem}")
+    problems = reopened_problems(lab, stem, expected, "reopen")
+    if problems and all(UPSTREAM_RESTORE_RACE.search(p) for p in problems):
+        # jupyterlab_widgets 3.0 restores a notebook's widgets twice when the kernel's socket
+        # connects before the session is ready, and the restore that skips the saved state
+        # may finish first: its views then say "model not found" for good. A reload is the
+        # student's remedy; a model missing from the saved state fails again here.
+        print(f"{stem}: reopened once more after {problems}")
+        problems = reopened_problems(lab, stem, expected, "reopen-again")
+    assert not problems, "\n".join(problems)
+
+
+# what jupyterlab_widgets shows while a view waits for a restore, or after one missed its model
+UPSTREAM_RESTORE_RACE = re.compile(r"shows only '(Loading widget\.\.\.|Error displaying widget: model not found)'$")
+
+
+def reopened_problems(lab, stem: str, expected: int, workspace: str) -> list[str]:
+    """Open the saved completed copy afresh; what is wrong with it: a lost cell, an instrument
+    cell without its picture (and what that cell shows instead), a widget error, a request
+    for a non-local resource."""
+    context, page, panel, blocked = lab.open(f"completed/{stem}.ipynb", f"{workspace}-{stem}")
     try:
         nb = submissions_read(lab.root / "completed" / f"{stem}.ipynb")
         sources = [c.source for c in nb.cells if c.cell_type == "code"]
@@ -410,30 +429,45 @@ def test_notebook_runs_and_instruments_respond(lab, stem):
             page.wait_for_function(
                 "([panel, n]) => panel.querySelectorAll('.jp-CodeCell').length >= n",
                 arg=[panel.element_handle(), len(sources)], timeout=LOAD_MS)
-        except Exception:  # playwright's TimeoutError: the assertion below says what is missing
+        except Exception:  # playwright's TimeoutError: the check below says what is missing
             pass
         code_cells = panel.locator(".jp-CodeCell").all()
-        assert len(code_cells) == len(sources), f"{stem}: the reopened notebook lost cells"
+        if len(code_cells) != len(sources):
+            return [f"{stem}: the reopened notebook shows {len(code_cells)} of {len(sources)} code cells"]
         cells = [c for c, source in zip(code_cells, sources) if explore_calls_in(source)]
-        assert bool(cells) == bool(expected), f"{stem}: no instrument cell found on reopening"
-        for cell in cells:
+        if bool(cells) != bool(expected):
+            return [f"{stem}: no instrument cell found on reopening"]
+        problems = []
+        # restoring a reopened notebook's widgets is part of loading it: a load's patience for
+        # all of them (a full make test once took over 30 s here)
+        deadline = time.monotonic() + LOAD_MS / 1000
+        for index, cell in enumerate(cells):
             cell.scroll_into_view_if_needed()
-            # restoring a reopened notebook's widgets is part of loading it: a load's patience
-            # (a full make test once took over 30 s here)
-            try:
-                page.wait_for_function("el => [...el.querySelectorAll('.jp-OutputArea img')]"
-                                       ".some(i => i.naturalWidth > 0)",
-                                       arg=cell.element_handle(), timeout=LOAD_MS)
-            except BaseException:
-                shoot(page, f"{stem}-reopened-failed")
-                raise
+            try:  # a picture, or the widget error that no waiting mends
+                page.wait_for_function(
+                    "el => [...el.querySelectorAll('.jp-OutputArea img')].some(i => i.naturalWidth > 0)"
+                    " || el.innerText.includes('Error displaying widget')",
+                    arg=cell.element_handle(), timeout=max(2000, (deadline - time.monotonic()) * 1000))
+            except Exception:  # playwright's TimeoutError: what the cell shows says the rest
+                pass
+            if not cell.locator(".jp-OutputArea img").evaluate_all(
+                    "imgs => imgs.some(i => i.naturalWidth > 0)"):
+                shown = " ".join(" ".join(cell.locator(".jp-OutputArea-output").all_inner_texts()).split())
+                problems.append(f"{stem}: instrument cell {index} shows no picture; it shows only "
+                                f"{shown[:300]!r}")
+        if problems:
+            shoot(page, f"{stem}-{workspace}-failed")
+            return problems
         page.wait_for_timeout(2000)  # a missing model is reported a moment after load
         widget_errors = panel.get_by_text(re.compile("Error displaying widget")).count()
         if cells:
             cells[0].scroll_into_view_if_needed()
-        shoot(page, f"{stem}-reopened")
-        assert widget_errors == 0, f"{stem}: the reopened notebook shows {widget_errors} widget errors"
-        assert not blocked, f"{stem}: the page asked for non-local resources: {blocked}"
+        shoot(page, f"{stem}-{workspace}")
+        if widget_errors:
+            problems.append(f"{stem}: the reopened notebook shows {widget_errors} widget errors")
+        if blocked:
+            problems.append(f"{stem}: the page asked for non-local resources: {blocked}")
+        return problems
     finally:
         context.close()
         lab.server.shutdown_kernels()
