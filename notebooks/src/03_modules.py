@@ -42,7 +42,8 @@ from helpers import checks
 notebook_start = time.perf_counter()
 torch.manual_seed(0)
 torch.set_num_threads(1)  # these models are tiny: a second thread only waits for a busy core
-workdir = tempfile.mkdtemp(prefix="03_modules_")  # every file this page writes goes here
+scratch = tempfile.TemporaryDirectory(prefix="03_modules_")  # deleted when the kernel stops
+workdir = scratch.name  # every file this page writes goes here
 
 # %% [markdown]
 # ## 1. A module is a class that registers what you assign

@@ -840,8 +840,8 @@ def steps(m, opt, batches):
 
 
 batches = [torch.arange(i, i + 64) for i in range(0, 6 * 64, 64)]
-checkpoint_dir = tempfile.mkdtemp()
-ckpt_path = os.path.join(checkpoint_dir, "demo.pt")
+checkpoint_dir = tempfile.TemporaryDirectory()  # deleted when the kernel stops
+ckpt_path = os.path.join(checkpoint_dir.name, "demo.pt")
 m, opt = fresh()
 steps(m, opt, batches[:3])
 torch.save({"model": m.state_dict(), "optimizer": opt.state_dict(), "epoch": 1}, ckpt_path)
@@ -921,7 +921,8 @@ def _shuffled_epoch(m, opt, gen):
     return out
 
 
-_path = os.path.join(tempfile.mkdtemp(), "student.pt")
+_scratch = tempfile.TemporaryDirectory()
+_path = os.path.join(_scratch.name, "student.pt")
 _m, _o, _g = _setup_run()
 _shuffled_epoch(_m, _o, _g)
 _saved = (copy.deepcopy(_m.state_dict()), copy.deepcopy(_o.state_dict()), _g.get_state())
