@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import grading_course
 from graders.course.config import Course
 from graders.sandbox.limits import Limits
 
@@ -41,13 +42,13 @@ def test_limits_flags_override_course_config(tmp_path):
 def test_first_grading_prints_no_sqlalchemy_noise(tmp_path):
     # nbgrader's gradebook warns (SAWarning) for each new submission it records; the
     # instructor can do nothing about it, so `course autograde` must not pass it on
-    import grading_course as gc
-
-    released = gc.release(tmp_path, {"tiny": gc.build("tiny", gc.TINY)})["tiny"][1]
-    gc.submit(tmp_path, "ada", "tiny", gc.answers(released, **{"tiny-add": "def add(a, b):\n    return a + b",
-                                                                "tiny-mul": "def mul(a, b):\n    return a * b"}))
+    tiny = grading_course.build("tiny", grading_course.TINY)
+    released = grading_course.release(tmp_path, {"tiny": tiny})["tiny"][1]
+    answers = {"tiny-add": "def add(a, b):\n    return a + b", "tiny-mul": "def mul(a, b):\n    return a * b"}
+    grading_course.submit(tmp_path, "ada", "tiny", grading_course.answers(released, **answers))
     done = run_course(["autograde", "--no-sandbox", "--course-dir", str(tmp_path)],
                       path=f"{COURSE.parent}:/usr/bin:/bin")
     assert done.returncode == 0, done.stderr
     assert "Warning" not in done.stderr.replace("WARNING: --no-sandbox", ""), done.stderr
-    assert gc.scores(tmp_path) == {("ada", "tiny", "tiny-add-test"): 2.0, ("ada", "tiny", "tiny-mul-test"): 3.0}
+    assert grading_course.scores(tmp_path) == {("ada", "tiny", "tiny-add-test"): 2.0,
+                                               ("ada", "tiny", "tiny-mul-test"): 3.0}
