@@ -1,0 +1,148 @@
+"""The misconceptions that notebook 02_autograd's checks can name (see helpers.misconceptions)."""
+
+from helpers.misconceptions.core import Misconception
+
+ENTRIES: dict[str, Misconception] = {
+    "accumulate.stale-grad": Misconception(
+        "backward overwrites .grad, so an old value does not matter",
+        ("02_autograd-accumulate",)),
+    "accumulate.unweighted-means": Misconception(
+        "micro-batch means add up to the full-batch mean without weights",
+        ("02_autograd-accumulate",)),
+    "accumulate.weighting": Misconception(
+        "gradient accumulation needs neither a reset nor per-chunk weights",
+        ("02_autograd-accumulate",)),
+    "autograd.accumulate-multiplies": Misconception(
+        "repeated backward calls multiply .grad",
+        ("02_autograd-quiz-accumulate",)),
+    "autograd.adjoint-add": Misconception(
+        "the adjoint factors of a product add instead of multiplying",
+        ("02_autograd-quiz-seed",)),
+    "autograd.all-leaves": Misconception(
+        "every tensor (or none) in a chain is a leaf",
+        ("02_autograd-quiz-leaves",)),
+    "autograd.chain-rule": Misconception(
+        "a.grad does not follow 2d·(b + 1)",
+        ("02_autograd-quiz-seed",)),
+    "autograd.fanout-inside-q": Misconception(
+        "a variable used twice inside one expression contributes once",
+        ("02_autograd-fanout",)),
+    "autograd.fanout-overwrite": Misconception(
+        "a leaf used on two paths gets the adjoint of the last path, not the sum",
+        ("02_autograd-walk",)),
+    "autograd.frozen-formula": Misconception(
+        "a.grad = 16b + 16 holds for every b",
+        ("02_autograd-quiz-seed",)),
+    "autograd.grad-overwrites": Misconception(
+        "each backward replaces .grad",
+        ("02_autograd-quiz-accumulate",)),
+    "autograd.leaf-creation": Misconception(
+        "a leaf can be made some other way than creating the tensor",
+        ("02_autograd-why-none",)),
+    "autograd.leaf-definition": Misconception(
+        "a leaf must require grad",
+        ("02_autograd-quiz-leaves",)),
+    "autograd.leaf-dtype": Misconception(
+        "the dtype can be changed after the leaf is made without consequence",
+        ("02_autograd-why-none",)),
+    "autograd.leaf-needs-grad": Misconception(
+        "only tensors that require grad are leaves",
+        ("02_autograd-quiz-leaves",)),
+    "autograd.leaf-values": Misconception(
+        "the leaf may hold other values or another shape",
+        ("02_autograd-why-none",)),
+    "autograd.local-derivative": Misconception(
+        "the derivative of x² is x",
+        ("02_autograd-quiz-accumulate",)),
+    "autograd.no-grad-inherits": Misconception(
+        "results computed under no_grad still require grad",
+        ("02_autograd-quiz-no-grad",)),
+    "autograd.no-requires-grad": Misconception(
+        "backward fills .grad of a tensor that does not require grad",
+        ("02_autograd-why-none",)),
+    "autograd.one-path": Misconception(
+        "a gradient follows one path from a variable to the output",
+        ("02_autograd-quiz-seed", "02_autograd-fanout")),
+    "autograd.op-after-requires-grad": Misconception(
+        "an operation after requires_grad=True keeps the leaf",
+        ("02_autograd-why-none",)),
+    "autograd.product-rule": Misconception(
+        "the two parts of the product rule multiply",
+        ("02_autograd-fanout",)),
+    "autograd.quiz-type": Misconception(
+        "a count, number or boolean quiz can be answered with another type",
+        ("02_autograd-quiz-leaves", "02_autograd-quiz-seed", "02_autograd-fanout",
+         "02_autograd-quiz-accumulate", "02_autograd-quiz-no-grad")),
+    "function.backward": Misconception(
+        "a custom backward need not return grad_out times the local derivative",
+        ("02_autograd-function",)),
+    "function.forward": Misconception(
+        "a custom forward may compute something other than the function",
+        ("02_autograd-function",)),
+    "function.ignores-grad-out": Misconception(
+        "backward returns the local derivative alone, without grad_out",
+        ("02_autograd-function",)),
+    "function.save-for-backward": Misconception(
+        "backward can read what forward never saved",
+        ("02_autograd-function",)),
+    "function.saved-output": Misconception(
+        "the sigmoid of the saved output is the derivative of softplus",
+        ("02_autograd-function",)),
+    "function.wrong-derivative": Misconception(
+        "the derivative of log(1 + e^x) is e^x (or something other than the sigmoid)",
+        ("02_autograd-function",)),
+    "mlp.bias-sum": Misconception(
+        "a bias gradient keeps the batch dim",
+        ("02_autograd-mlp-backward",)),
+    "mlp.linear-rules": Misconception(
+        "a Linear layer's backward is not dW = dyᵀh, db = Σdy, dh = dy W",
+        ("02_autograd-mlp-backward",)),
+    "mlp.mean-factor": Misconception(
+        "the mean's 1/(N·K) can be left out or taken over N only",
+        ("02_autograd-mlp-backward",)),
+    "mlp.missing-factor-2": Misconception(
+        "the derivative of (y − t)² is (y − t)",
+        ("02_autograd-mlp-backward",)),
+    "mlp.relu-mask": Misconception(
+        "the ReLU passes every adjoint backwards",
+        ("02_autograd-mlp-backward",)),
+    "mlp.weight-grad-transpose": Misconception(
+        "dW = hᵀ dy (the transpose of the weight's shape)",
+        ("02_autograd-mlp-backward",)),
+    "ste.detach-part": Misconception(
+        "a straight-through estimator is something other than x plus a detached correction",
+        ("02_autograd-ste",)),
+    "ste.detached-all": Misconception(
+        "detaching the whole result keeps a gradient",
+        ("02_autograd-ste",)),
+    "ste.round-flat": Misconception(
+        "torch.round passes a gradient of 1",
+        ("02_autograd-ste",)),
+    "ste.value": Misconception(
+        "the estimator's value may differ from torch.round(x)",
+        ("02_autograd-ste",)),
+    "vjp.caller-grad": Misconception(
+        "computing a VJP may leave a gradient in the caller's x",
+        ("02_autograd-vjp",)),
+    "vjp.full-jacobian": Misconception(
+        "a VJP needs the full Jacobian built first",
+        ("02_autograd-vjp",)),
+    "vjp.shapes": Misconception(
+        "v has one entry per input (it has one per output)",
+        ("02_autograd-vjp",)),
+    "vjp.sum-is-vjp": Misconception(
+        "y.sum().backward() gives vᵀJ for any v",
+        ("02_autograd-vjp",)),
+    "walk.first-input-only": Misconception(
+        "a node's gradient goes only to its first input",
+        ("02_autograd-walk",)),
+    "walk.leaf-total": Misconception(
+        "a leaf's gradient need not be collected at its AccumulateGrad node",
+        ("02_autograd-walk",)),
+    "walk.node-call": Misconception(
+        "grad_fn nodes cannot be called on an adjoint",
+        ("02_autograd-walk",)),
+    "walk.used-autograd": Misconception(
+        "walking grad_fn by hand may call backward",
+        ("02_autograd-walk",)),
+}
