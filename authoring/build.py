@@ -8,20 +8,28 @@ starts at a line beginning with ``# %%``:
     # %%                         ordinary code
     # %% solution ID             nbgrader solution cell (grade_id ID)
     # %% test ID points=N        nbgrader autograded test cell worth N points (locked)
+    # %% wrong ID                known wrong answers to exercise ID: a dict literal
+    #                            {value: "message [mc:identifier]"}; left out of the notebook
+    #                            and written, sealed, to helpers/answer_tables/<stem>.json,
+    #                            where helpers.checks.answer finds them (see helpers.answers)
 
-``python -m authoring`` (`make notebooks`) rebuilds every notebook; ``--check`` exits 1 when a
-committed notebook differs from its source (the lint test runs the same comparison).
+``python -m authoring`` (`make notebooks`) rebuilds every notebook and answer table; ``--check``
+exits 1 when a committed one differs from its source (the lint test runs the same comparison).
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import json
 import re
 import sys
 from pathlib import Path
 
 import jupytext
 import nbformat
+
+from helpers import answers
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCES = REPO / "notebooks" / "src"
@@ -39,6 +47,10 @@ def parse_header(rest: str) -> dict:
         return {"kind": "code"}
     if words[0] == "[markdown]":
         return {"kind": "markdown"}
+    if words[0] == "wrong":
+        if len(words) != 2:
+            raise ValueError("'# %% wrong' takes exactly one grade_id")
+        return {"kind": "wrong", "grade_id": words[1]}
     if words[0] in ("solution", "test"):
         if len(words) < 2:
             raise ValueError(f"'# %% {words[0]}' needs a grade_id")
@@ -103,7 +115,8 @@ def build(source: Path) -> nbformat.NotebookNode:
     stem = source.stem
     nb = nbformat.v4.new_notebook()
     nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
-    for index, (header, text) in enumerate(split_cells(source.read_text())):
+    cells = [(h, t) for h, t in split_cells(source.read_text()) if h["kind"] != "wrong"]
+    for index, (header, text) in enumerate(cells):
         if header["kind"] == "markdown":
             cell = nbformat.v4.new_markdown_cell(text.strip("\n"))
         else:
@@ -116,25 +129,56 @@ def build(source: Path) -> nbformat.NotebookNode:
     return nb
 
 
+def wrong_answers(source: Path) -> dict[str, dict]:
+    """{grade_id: {wrong value: message}} from the source's ``# %% wrong`` cells."""
+    tables: dict[str, dict] = {}
+    for header, text in split_cells(source.read_text()):
+        if header["kind"] != "wrong":
+            continue
+        grade_id = header["grade_id"]
+        if answers.stem_of(grade_id) != source.stem:
+            raise ValueError(f"{source.name}: '# %% wrong {grade_id}' names another notebook's exercise")
+        if grade_id in tables:
+            raise ValueError(f"{source.name}: two '# %% wrong {grade_id}' cells")
+        try:
+            table = ast.literal_eval(text.strip())
+        except (ValueError, SyntaxError) as error:
+            raise ValueError(f"{source.name}: '# %% wrong {grade_id}' is not a dict literal: {error}") from None
+        if not isinstance(table, dict) or not all(isinstance(m, str) for m in table.values()):
+            raise ValueError(f"{source.name}: '# %% wrong {grade_id}' must map values to message strings")
+        tables[grade_id] = table
+    return tables
+
+
 def render(source: Path) -> str:
     return nbformat.writes(build(source)) + "\n"
+
+
+def render_answers(source: Path) -> str:
+    return json.dumps(answers.hashed(wrong_answers(source)), indent=1) + "\n"
 
 
 def target_of(source: Path) -> Path:
     return NOTEBOOKS / f"{source.stem}.ipynb"
 
 
+def answers_target_of(source: Path) -> Path:
+    return answers.TABLES / f"{source.stem}.json"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     check = "--check" in argv
     stale = []
+    answers.TABLES.mkdir(exist_ok=True)
     for source in sorted(SOURCES.glob("*.py")):
-        text, target = render(source), target_of(source)
-        if check:
-            if not target.exists() or target.read_text() != text:
-                stale.append(target.name)
-        else:
-            target.write_text(text)
+        for text, target in ((render(source), target_of(source)),
+                             (render_answers(source), answers_target_of(source))):
+            if check:
+                if not target.exists() or target.read_text() != text:
+                    stale.append(target.name)
+            else:
+                target.write_text(text)
     if stale:
         print("out of date with notebooks/src (run `make notebooks`):", ", ".join(stale))
         return 1

@@ -15,17 +15,27 @@ a misconception: checks that call the student's code turn the stub's error into 
 ``CheckFailed`` marked ``[mc:unanswered]``, and importing this module in an IPython kernel
 installs a handler that does the same for the stub's error escaping a cell (see
 ``install_unanswered_handler``). The error still fails the cell, so grading is unchanged.
+
+Silence is never a verdict: a cell in which at least one check ran and none failed ends with
+one line saying so (``PASS_VISIBLE`` in the student's copy, where the hidden tests are
+absent; ``PASS_ALL`` where they ran too), printed by an IPython hook
+(``install_pass_line``). A value of the wrong type is named, never waved through.
+
+A visible test never lists the wrong answers it knows: ``answer`` looks the student's value
+up in a sealed table (``helpers.answers``), so the cell's source gives nothing away.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import textwrap
 from collections.abc import Mapping, Sequence
 
 import torch
 
+from helpers import answers
 from helpers.misconceptions import MARKER, UNANSWERED, split_marker  # noqa: F401 (re-exported)
 
 
@@ -69,6 +79,58 @@ WRAP = 90  # characters per line of a failure message (fits a notebook 900 px wi
 def _fail(message: str, misconception: str | None = None) -> None:
     __tracebackhide__ = True
     raise CheckFailed(message, misconception)
+
+
+# --- the pass line -----------------------------------------------------------------------
+
+PASS_VISIBLE = "✔ Passes the visible checks. The hidden checks run when the notebook is graded."
+PASS_ALL = "✔ Passes every check in this cell, the hidden ones included."
+HIDDEN_DELIMITER = "### BEGIN HIDDEN TESTS"  # nbgrader's default; the grader restores it
+
+_ran = {"checks": 0}  # checks called since the current cell started
+
+
+def _counted(check):
+    """A check: calling it counts, so that the cell's end can say that checks ran and passed."""
+    @functools.wraps(check)
+    def counted(*args, **kwargs):
+        _ran["checks"] += 1
+        return check(*args, **kwargs)
+    return counted
+
+
+def pass_line(cell_source: str, checks_ran: int, succeeded: bool) -> str | None:
+    """The line a cell ends with: None unless checks ran and nothing failed."""
+    if not checks_ran or not succeeded:
+        return None
+    return PASS_ALL if HIDDEN_DELIMITER in cell_source else PASS_VISIBLE
+
+
+def _before_cell(info=None) -> None:
+    _ran["checks"] = 0
+
+
+def _after_cell(result) -> None:
+    source = getattr(getattr(result, "info", None), "raw_cell", "") or ""
+    line = pass_line(source, _ran["checks"], bool(getattr(result, "success", False)))
+    _ran["checks"] = 0
+    if line:
+        print(line)
+
+
+def install_pass_line() -> bool:
+    """Register the pass line's hooks with the running IPython kernel, once."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None or getattr(shell, "_course_pass_line", False):
+        return False
+    shell.events.register("pre_run_cell", _before_cell)
+    shell.events.register("post_run_cell", _after_cell)
+    shell._course_pass_line = True
+    return True
 
 
 # --- unanswered exercises ---------------------------------------------------------------
@@ -172,6 +234,7 @@ def install_unanswered_handler() -> bool:
 
 
 install_unanswered_handler()
+install_pass_line()
 
 
 SHOW_CHARS = 60  # a value quoted in a message: longer ones are summarised
@@ -223,6 +286,7 @@ def diagnose_shape(actual: tuple[int, ...], expected: tuple[int, ...]) -> str | 
     return None
 
 
+@_counted
 def expect_shape(value, expected, name: str = "result") -> None:
     """Check a tensor's (or a shape's) shape, naming the usual reason it is wrong."""
     actual = _shape_tuple(value)
@@ -235,12 +299,14 @@ def expect_shape(value, expected, name: str = "result") -> None:
               + (f" {reason}" if reason else ""))
 
 
+@_counted
 def expect_type(value, kind, name: str = "result") -> None:
     if not isinstance(value, kind):
         wanted = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
         _fail(f"{name} should be a {wanted}, got {type(value).__name__}.")
 
 
+@_counted
 def expect_equal(value, expected, name: str = "result",
                  wrong: Mapping | None = None) -> None:
     """Check an exact value; ``wrong`` maps known wrong answers to the misconception."""
@@ -266,6 +332,7 @@ def _same(a, b) -> bool:
         return False
 
 
+@_counted
 def reject(value, wrong: Mapping, name: str = "result") -> None:
     """Fail with the misconception when ``value`` is a known wrong answer.
 
@@ -277,6 +344,7 @@ def reject(value, wrong: Mapping, name: str = "result") -> None:
             _fail(f"{name} = {show(value)} is not right. {reason}")
 
 
+@_counted
 def expect_close(value, expected, name: str = "result", rtol: float = 1e-5,
                  atol: float = 1e-6, hint: str = "") -> None:
     """Check a tensor or number against the expected one within tolerance."""
@@ -303,6 +371,7 @@ def expect_close(value, expected, name: str = "result", rtol: float = 1e-5,
                   + (f" {hint}" if hint else ""))
 
 
+@_counted
 def expect_shares_memory(value, base, name: str = "result") -> None:
     """Check that ``value`` is a view of ``base`` (no copy was made)."""
     if not isinstance(value, torch.Tensor):
@@ -329,6 +398,46 @@ def expect_error(*kinds: type[BaseException]):
         print("(no error was raised)")
 
 
+# --- answers whose wrong values the page must not show ----------------------------------
+
+_KIND_WORDS = {int: "a whole number (an int)", float: "a number", bool: "True or False",
+               str: "a string", tuple: "a tuple"}
+
+
+def _kind_words(kind) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(_KIND_WORDS.get(k, f"a {k.__name__}") for k in kinds)
+
+
+def _is_kind(value, kind) -> bool:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        return False  # True is an int to Python, never to a quiz
+    if float in kinds and isinstance(value, int) and not isinstance(value, bool):
+        return True  # 2 is a fine answer where 2.0 is expected
+    return isinstance(value, kinds)
+
+
+@_counted
+def answer(grade_id: str, value, name: str, kind=None, choices: Sequence | None = None) -> None:
+    """The visible check of an answer that is a value (a quiz, a predicted shape…).
+
+    ``kind`` (a type or a tuple of types): a value of another type is named. ``choices``: the
+    answers the question allows (already on the page), anything else is named. Then the
+    value is looked up among the exercise's known wrong answers, written in its
+    ``# %% wrong GRADE_ID`` cell and sealed in helpers/answer_tables: a known one fails with
+    its message. The right answer is checked by the hidden tests.
+    """
+    if kind is not None and not _is_kind(value, kind):
+        _fail(f"{name} should be {_kind_words(kind)}, got {type(value).__name__} {show(value)}.")
+    if choices is not None and not any(_same(value, c) for c in choices):
+        allowed = ", ".join(show(c) for c in choices)
+        _fail(f"{name} is {show(value)}, which is not one of the choices ({allowed}).")
+    message = answers.known_wrong(grade_id, value)
+    if message is not None:
+        _fail(f"{name} = {show(value)} is not right. {message}")
+
+
 # --- notebook 01 (tensors) --------------------------------------------------------------
 
 def _first_line(error: BaseException) -> str:
@@ -343,6 +452,7 @@ def explain_errors(hints: Mapping[str, str], name: str = "your code"):
     ``hints`` maps a fragment of the error message (case-insensitive; "" matches any) to
     the misconception, e.g. ``{"requires grad": "call .detach() before .numpy()"}``.
     """
+    _ran["checks"] += 1
     try:
         yield
     except CheckFailed:
@@ -358,6 +468,7 @@ def explain_errors(hints: Mapping[str, str], name: str = "your code"):
         raise CheckFailed(said) from None
 
 
+@_counted
 def expect_raises(kind: type[BaseException], call, *args, name: str = "result",
                   why: str = "") -> None:
     """Check that ``call(*args)`` raises ``kind``; ``why`` says what a silent answer misses."""
@@ -375,6 +486,7 @@ def expect_raises(kind: type[BaseException], call, *args, name: str = "result",
           + (f" {why}" if why else ""))
 
 
+@_counted
 def expect_untouched(tensor: torch.Tensor, saved: torch.Tensor, name: str = "the input") -> None:
     """Check that a function left its argument as it was (no in-place writes)."""
     if tensor.shape != saved.shape or not torch.equal(tensor, saved):
@@ -383,14 +495,17 @@ def expect_untouched(tensor: torch.Tensor, saved: torch.Tensor, name: str = "the
               "Work on a copy (x.clone()) or use an out-of-place operation.")
 
 
+@_counted
 def reject_close(value, wrong: Mapping, name: str = "result", rtol: float = 1e-4,
                  atol: float = 1e-6) -> None:
     """Like ``reject`` for floating-point answers: a value within tolerance of a known
     wrong one fails with its misconception (different op orders round differently)."""
+    if isinstance(value, (str, bytes, bool)) or value is None:
+        _fail(f"{name} should be a number or a tensor of numbers, got {type(value).__name__} {show(value)}.")
     try:
         got = torch.as_tensor(value, dtype=torch.float64)
     except (TypeError, ValueError, RuntimeError):
-        return
+        _fail(f"{name} should be a number or a tensor of numbers, got {type(value).__name__} {show(value)}.")
     for wrong_value, reason in wrong.items():
         bad = torch.as_tensor(wrong_value, dtype=torch.float64)
         if got.shape == bad.shape and torch.allclose(got, bad, rtol=rtol, atol=atol):
@@ -399,6 +514,7 @@ def reject_close(value, wrong: Mapping, name: str = "result", rtol: float = 1e-4
 
 # --- checks that always give a reason (notebooks 01 and 02) -----------------------------
 
+@_counted
 def expect_true(condition, message: str) -> None:
     """Fail with ``message`` unless ``condition`` holds.
 

@@ -194,3 +194,48 @@ def test_a_large_value_is_summarised_not_printed():
     assert len(failure.value.message) < 120
     with pytest.raises(checks.CheckFailed, match=r"is \(2, 3\), expected \(3, 2\)"):
         checks.expect_equal((2, 3), (3, 2))  # short values are quoted as they are
+
+
+def test_the_pass_line_says_which_checks_passed():
+    visible = "checks.expect_equal(x, 3, 'x')"
+    graded = visible + "\n### BEGIN HIDDEN TESTS\nchecks.expect_true(x == 3, 'no')\n### END HIDDEN TESTS"
+    assert checks.pass_line(visible, 1, True) == checks.PASS_VISIBLE
+    assert "hidden checks run when the notebook is graded" in checks.PASS_VISIBLE
+    assert checks.pass_line(graded, 2, True) == checks.PASS_ALL
+    assert checks.pass_line(visible, 1, False) is None  # a failure speaks for itself
+    assert checks.pass_line("print(1)", 0, True) is None  # no check ran: not a test cell
+
+
+def test_reject_close_names_a_value_that_is_not_a_number():
+    fails_with("should be a number or a tensor of numbers, got str 'abc'",
+               checks.reject_close, "abc", {1.0: "one"}, "y")
+    fails_with("got NoneType", checks.reject_close, None, {1.0: "one"}, "y")
+    fails_with("got bool", checks.reject_close, True, {1.0: "one"}, "y")
+
+
+def test_in_a_kernel_a_passing_test_cell_says_so_and_other_cells_stay_silent():
+    """A real kernel: the pass line is the cell's last output when its checks pass, names the
+    hidden checks where they ran, and is absent after a failure and in cells without checks
+    (a common-mistake cell's expect_error is not a check)."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    from conftest import REPO
+
+    sources = ["from helpers import checks\nx = 3",
+               "checks.expect_equal(x, 3, 'x')",
+               "checks.expect_equal(x, 3, 'x')\n### BEGIN HIDDEN TESTS\nchecks.expect_true(x == 3, 'h')\n"
+               "### END HIDDEN TESTS",
+               "checks.expect_equal(x, 4, 'x')",
+               "with checks.expect_error(ValueError):\n    raise ValueError('shown')",
+               "print('plain')"]
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(s, metadata={"tags": ["raises-exception"]}) for s in sources])
+    NotebookClient(nb, kernel_name="python3", timeout=120,
+                   resources={"metadata": {"path": str(REPO)}}).execute()
+    texts = ["".join(o.get("text", "") for o in c.outputs if o.output_type == "stream") for c in nb.cells]
+    assert texts[0] == ""
+    assert texts[1] == checks.PASS_VISIBLE + "\n"
+    assert texts[2] == checks.PASS_ALL + "\n"
+    assert texts[3] == "" and nb.cells[3].outputs[0].output_type == "error"
+    assert texts[4] == "ValueError: shown\n" and texts[5] == "plain\n"

@@ -1,9 +1,10 @@
 """The misconception catalogue and the notebooks' test cells agree, both ways.
 
-Identifiers are read statically from test cell sources with helpers.checks.MARKER: every
-identifier a test cell can raise is in the catalogue, every catalogue entry is raised by
-some test cell, and an entry lists exactly the exercises (solution grade_ids) whose test
-cells raise it.
+Identifiers are read statically with helpers.checks.MARKER from test cell sources and from
+the known-wrong-answer tables (``# %% wrong`` cells of notebooks/src): every identifier a
+test cell or a table can raise is in the catalogue, every catalogue entry is raised by some
+test cell or table, and an entry lists exactly the exercises (solution grade_ids) that raise
+it.
 """
 
 from pathlib import Path
@@ -11,16 +12,28 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
-from authoring import submissions
+from authoring import build, submissions
 from helpers.checks import MARKER, UNANSWERED
 from helpers.misconceptions import CATALOGUE, Misconception
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 
 
-def raised_by(notebooks) -> dict[str, set[str]]:
-    """identifier -> the solution grade_ids whose test cells carry it."""
+def wrong_tables() -> dict[str, dict]:
+    """Every notebook's known wrong answers, {solution grade_id: {value: message}}."""
+    tables: dict[str, dict] = {}
+    for source in sorted(build.SOURCES.glob("*.py")):
+        tables.update(build.wrong_answers(source))
+    return tables
+
+
+def raised_by(notebooks, tables: dict[str, dict] | None = None) -> dict[str, set[str]]:
+    """identifier -> the solution grade_ids whose test cells or wrong-answer tables carry it."""
     raised: dict[str, set[str]] = {}
+    for solution, table in (tables or {}).items():
+        for message in table.values():
+            for identifier in MARKER.findall(message):
+                raised.setdefault(identifier, set()).add(solution)
     for nb in notebooks:
         owner = {test: solution for solution, tests in submissions.tests_of(nb).items() for test in tests}
         for cell in nb.cells:
@@ -31,9 +44,11 @@ def raised_by(notebooks) -> dict[str, set[str]]:
     return raised
 
 
-def disagreements(catalogue: dict[str, Misconception], notebooks) -> list[str]:
-    """Every way ``catalogue`` and the test cells of ``notebooks`` disagree, one line each."""
-    raised = raised_by(notebooks)
+def disagreements(catalogue: dict[str, Misconception], notebooks,
+                  tables: dict[str, dict] | None = None) -> list[str]:
+    """Every way ``catalogue`` and the test cells of ``notebooks`` (and the wrong-answer
+    ``tables``) disagree, one line each."""
+    raised = raised_by(notebooks, tables)
     problems = []
     if UNANSWERED in catalogue:
         problems.append(f"{UNANSWERED!r} is reserved for unanswered exercises and must not be catalogued")
@@ -55,7 +70,7 @@ def disagreements(catalogue: dict[str, Misconception], notebooks) -> list[str]:
 
 def test_catalogue_matches_the_test_cells():
     notebooks = [nbformat.read(str(p), as_version=4) for p in NOTEBOOKS]
-    problems = disagreements(CATALOGUE, notebooks)
+    problems = disagreements(CATALOGUE, notebooks, wrong_tables())
     assert not problems, "\n".join(problems)
 
 
@@ -100,3 +115,12 @@ def test_markers_in_solution_cells_do_not_count():
     nb = _notebook(("solution", "x-a", 'a = "[mc:count.in-solution]"'),
                    ("test", "x-a-test", "checks.expect_equal(a, 1)"))
     assert raised_by([nb]) == {}
+
+
+def test_markers_in_wrong_answer_tables_count_for_their_exercise():
+    nb = _notebook(("solution", "x-a", "a = 1"), ("test", "x-a-test", "checks.answer('x-a', a, 'a')"))
+    tables = {"x-a": {2: "[mc:count.off-by-one] counted the end"}}
+    assert raised_by([nb], tables) == {"count.off-by-one": {"x-a"}}
+    catalogue = {"count.off-by-one": Misconception("counts one too many", ("x-a",))}
+    assert disagreements(catalogue, [nb], tables) == []
+    assert "is raised by no test cell" in "\n".join(disagreements(catalogue, [nb], {}))

@@ -196,19 +196,22 @@ quiz_offset = 11
 
 # %% test 01_tensors-quiz-offset-test points=1
 with checks.because("[mc:strides.quiz-type] The answer is one storage position, a whole number."):
-    checks.expect_type(quiz_offset, int, "quiz_offset")
-checks.reject(quiz_offset, {
-    7: "[mc:strides.reversed-order] You used the strides in reverse order: for a contiguous "
-       "(4, 5) tensor, dim 0 moves by a whole row (5 cells) and dim 1 by 1.",
-    3: "[mc:strides.add-indices] Each index is multiplied by its dimension's stride, not "
-       "simply added.",
-    2: "[mc:strides.multiply-indices] The indices are not multiplied together: each one is "
-       "multiplied by its own dimension's stride, and the products are added."}, "quiz_offset")
+    checks.answer("01_tensors-quiz-offset", quiz_offset, "quiz_offset", kind=int)
 ### BEGIN HIDDEN TESTS
 checks.expect_true(quiz_offset == torch.arange(20).view(4, 5)[2, 1].item(),
                    "[mc:strides.offset-formula] Use offset = i·s0 + j·s1 with the strides of a "
                    "contiguous (4, 5) tensor, (5, 1).")
 ### END HIDDEN TESTS
+
+# %% wrong 01_tensors-quiz-offset
+{
+    7: "[mc:strides.reversed-order] You used the strides in reverse order: for a contiguous "
+       "(4, 5) tensor, dim 0 moves by a whole row (5 cells) and dim 1 by 1.",
+    3: "[mc:strides.add-indices] Each index is multiplied by its dimension's stride, not "
+       "simply added.",
+    2: "[mc:strides.multiply-indices] The indices are not multiplied together: each one is "
+       "multiplied by its own dimension's stride, and the products are added.",
+}
 
 # %% [markdown]
 # ### Exercise 1: strides by hand (2 points)
