@@ -7,7 +7,10 @@ Never imports nbgrader: it runs a notebook and says how the run ended; what the 
 - ``execute``: run one notebook in a private scratch folder and classify the ending;
 - ``bwrap``: the bubblewrap command line (what a submission can see, write and reach);
 - ``runner``: the child process, inside the sandbox, that drives the kernel;
-- ``guard``: code that runs *inside the kernel* before the student's, to detect tampering.
+- ``guard``: code that runs *inside the kernel* before the student's, to detect tampering;
+- ``template``, ``template_host``: submissions forked from a template sandbox (its side, the grader's side);
+- ``environment``: the environment every sandboxed process starts with;
+- ``streams``: frames and capped pipes between the grader and its sandboxes.
 """
 
 # Cells the grader adds to a notebook carry this metadata key; the runner runs them without

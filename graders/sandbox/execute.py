@@ -13,15 +13,16 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
-from . import CANARY_KEY, COMPILE_CACHE, bwrap, template_host
+from . import CANARY_KEY, bwrap, template_host
+from .environment import child_env
 from .limits import Limits
+from .streams import Capped
 
 STATUSES = ("ok", "timeout", "memory", "crashed")
 
@@ -87,35 +88,6 @@ def phases(result, spawned: float, wall: float) -> dict:
     return out
 
 
-def child_env(workdir: Path, scratch_tmp: str) -> dict[str, str]:
-    """A minimal environment: no tokens, no host HOME; caches go to the scratch /tmp, the
-    compile cache to the scratch copy's own where it has one."""
-    venv_bin = str(Path(sys.executable).parent)
-    cache = workdir / COMPILE_CACHE
-    inductor = str(cache) if cache.is_dir() else f"{scratch_tmp}/inductor"
-    return {
-        "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",
-        "HOME": str(workdir),
-        "LANG": "C.UTF-8",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "MPLBACKEND": "Agg",
-        "MPLCONFIGDIR": f"{scratch_tmp}/mpl",
-        "IPYTHONDIR": f"{scratch_tmp}/ipython",
-        "JUPYTER_RUNTIME_DIR": f"{scratch_tmp}/jupyter",
-        "JUPYTER_DATA_DIR": f"{scratch_tmp}/jupyter-data",
-        "JUPYTER_PLATFORM_DIRS": "1",
-        "XDG_CACHE_HOME": f"{scratch_tmp}/cache",
-        "TORCHINDUCTOR_CACHE_DIR": inductor,
-        # Inductor preprocesses torch's headers once per process to key its precompiled
-        # header: ~9 s in every fresh kernel, never paid back in a one-run grading kernel
-        # (measured on 06's first compiled cell: 17.6 s cold, 11.2 s with a warmed cache;
-        # without it 10.9 s and 2.1 s)
-        "TORCHINDUCTOR_CPP_CACHE_PRECOMPILE_HEADERS": "0",
-        "OMP_NUM_THREADS": "1",  # keeps a submission's thread count (and NPROC use) small
-        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-    }
-
-
 def _template_for(workdir: Path, limits: Limits, sandbox: bool):
     """This process's template when ``workdir`` was made in its inbox (graders.sandbox.worker)."""
     template = template_host.for_submissions(limits, sandbox)
@@ -132,23 +104,6 @@ def _in_template(template, workdir: Path, spec: dict, limits: Limits, env: dict)
         return _supervise(env, workdir, spec, limits, sandbox=True)
 
 
-class _Capped(threading.Thread):
-    """Drain a pipe in the background, keeping at most ``limit`` bytes (head or tail)."""
-
-    def __init__(self, stream, limit: int, keep: str = "head"):
-        super().__init__(daemon=True)
-        self.stream, self.limit, self.keep = stream, limit, keep
-        self.data, self.overflow = bytearray(), False
-
-    def run(self):
-        while chunk := self.stream.read(65536):
-            self.data += chunk
-            if len(self.data) > self.limit:
-                self.overflow = True
-                self.data = self.data[:self.limit] if self.keep == "head" else self.data[-self.limit:]
-        self.stream.close()
-
-
 def _supervise(env, workdir, spec, limits: Limits, sandbox: bool):
     """Start the runner, feed it the spec, and kill everything at the notebook deadline."""
     read_fd, write_fd = os.pipe()
@@ -162,8 +117,8 @@ def _supervise(env, workdir, spec, limits: Limits, sandbox: bool):
     )
     os.close(write_fd)
     # the result can hold every cell's capped output; anything beyond that is not ours
-    result_reader = _Capped(os.fdopen(read_fd, "rb"), 64 * 2**20 + 4 * limits.max_output_chars * 400)
-    stderr_reader = _Capped(proc.stderr, 16_384, keep="tail")
+    result_reader = Capped(os.fdopen(read_fd, "rb"), 64 * 2**20 + 4 * limits.max_output_chars * 400)
+    stderr_reader = Capped(proc.stderr, 16_384, keep="tail")
     result_reader.start(), stderr_reader.start()
     try:
         proc.stdin.write(json.dumps(spec).encode())

@@ -33,51 +33,20 @@ import resource
 import select
 import signal
 import socket
-import struct
 import sys
 import time
 import traceback
 
+from graders.sandbox.environment import child_env
+from graders.sandbox.streams import read_frame, write_frame
+
 INBOX = "/grading/inbox"
 WORK = "/grading/work"
 STAGING = "/grading/tmp"  # where each submission's /tmp is assembled
-_LENGTH = struct.Struct(">Q")
-
-
-def write_frame(fd: int, obj) -> None:
-    data = json.dumps(obj).encode()
-    view = memoryview(_LENGTH.pack(len(data)) + data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def read_exactly(fd: int, size: int) -> bytes | None:
-    chunks, left = [], size
-    while left:
-        chunk = os.read(fd, min(left, 1 << 20))
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
-
-def read_frame(fd: int, cap: int = 1 << 40):
-    """One message, or None at the end of the stream; ValueError beyond ``cap`` bytes."""
-    head = read_exactly(fd, _LENGTH.size)
-    if head is None:
-        return None
-    (size,) = _LENGTH.unpack(head)
-    if size > cap:
-        raise ValueError(f"a message of {size} bytes, over the cap of {cap}")
-    data = read_exactly(fd, size)
-    return None if data is None else json.loads(data)
 
 
 def main(argv=None) -> int:
     from pathlib import Path
-
-    from graders.sandbox.execute import child_env
 
     preload = (argv if argv is not None else sys.argv[1:])
     os.environ.update(child_env(Path(WORK), "/tmp"))  # OMP_NUM_THREADS and MPLBACKEND before torch, matplotlib
@@ -174,7 +143,6 @@ def _runner(header: dict) -> None:
         from pathlib import Path
 
         from graders.sandbox import namespaces, runner
-        from graders.sandbox.execute import child_env
         namespaces.mount_proc()
         os.environ.clear()
         os.environ.update(child_env(Path(WORK), "/tmp"))

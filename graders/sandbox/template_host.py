@@ -24,7 +24,9 @@ import threading
 from pathlib import Path
 
 from . import bwrap
-from .template import INBOX, STAGING, WORK, read_frame, write_frame
+from .environment import child_env
+from .streams import Capped, read_frame, write_frame
+from .template import INBOX, STAGING, WORK
 
 READY_S = 180  # a cold start imports torch with a cold disk cache
 HANG_UP_S = 10  # for the template's fork to kill a submission whose channel was shut
@@ -59,7 +61,6 @@ class Template:
                 return
             argv = bwrap.wrap_template([sys.executable, "-m", "graders.sandbox.template", *self.preload],
                                        self._inbox, INBOX, WORK, STAGING)
-            from .execute import child_env
             control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             with theirs:
                 self.proc = subprocess.Popen(argv, stdin=theirs, stdout=subprocess.PIPE,
@@ -105,8 +106,7 @@ class Template:
             finally:
                 theirs.close()
                 os.close(err_write)
-        from .execute import _Capped  # (execute imports this module)
-        stderr = _Capped(os.fdopen(err_read, "rb"), STDERR_BYTES, keep="tail")
+        stderr = Capped(os.fdopen(err_read, "rb"), STDERR_BYTES, keep="tail")
         stderr.start()
         frames: queue.Queue = queue.Queue()
         threads = [threading.Thread(target=_read_frames, args=(channel.fileno(), frames), daemon=True),
