@@ -1,0 +1,184 @@
+"""The main process's own CPU per submission during a real `course autograde` batch: the
+serial share that bounds a cluster (Amdahl's law), locally and on a Dask LocalCluster.
+
+Each batch runs in a child process (``--probe``) that imports the harness first, then calls
+``graders.autograde.batch.autograde`` as `course autograde` does and reports, from inside:
+- the process's own CPU (all its threads, no child processes) from the call to its return,
+  and from its first dispatched submission to its return (start-up excluded);
+- its main thread's CPU (reads, dispatches, writes the gradebook) and its grading threads'
+  (local batches: they are threads of this same process);
+- the sandboxes' CPU, as they measure it (GRADERS_TIMING_LOG): runner, kernel, the template's start.
+With ``--python`` the same batch also runs under another interpreter (an environment with
+another checkout of the code: the before of a change), on a course built the same way, in
+the same run.
+
+    python benchmarks/serial_share.py [--copies K] [--notebooks 01_tensors ...]
+                                      [--local-cluster] [--python OTHER_PYTHON] [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+
+
+def _cpu_self() -> float:
+    import resource
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
+
+
+def _thread_cpu(native_id: int) -> float:
+    try:
+        with open(f"/proc/self/task/{native_id}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def probe(course: str, workers: int, scheduler: str | None) -> dict:
+    """One batch in this process; what it cost this process, as JSON-ready numbers."""
+    import threading
+
+    os.environ["GRADERS_TIMING_LOG"] = str(Path(course).parent / f"{Path(course).name}-timing.jsonl")
+    os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
+    from graders.autograde import batch, local  # nbgrader, SQLAlchemy: imported before the clock
+    pools = [local.LocalPool]
+    if scheduler:
+        import distributed  # noqa: F401
+
+        from graders.autograde import cluster
+        pools.append(cluster.DaskPool)
+    ended: dict[int, tuple[str, float]] = {}
+    original_run = threading.Thread.run
+
+    def run(self):
+        try:
+            original_run(self)
+        finally:
+            ended[threading.get_native_id()] = (self.name, time.thread_time())
+
+    threading.Thread.run = run
+    first: dict[str, float] = {}
+    for pool in pools:
+        def submit(self, *args, _original=pool.submit, **kwargs):
+            first.setdefault("cpu", _cpu_self())
+            first.setdefault("wall", time.monotonic())
+            return _original(self, *args, **kwargs)
+        pool.submit = submit
+    cpu0, main0, wall0 = _cpu_self(), time.thread_time(), time.monotonic()
+    records = batch.autograde(Path(course), workers=workers, progress=False, scheduler=scheduler)
+    cpu1, main1, wall1 = _cpu_self(), time.thread_time(), time.monotonic()
+    live = {t.native_id: (t.name, _thread_cpu(t.native_id)) for t in threading.enumerate()
+            if t is not threading.main_thread() and t.native_id}
+    threads = {**ended, **live}
+    sandbox = 0.0  # the sandboxes' own measure of their CPU (runner, kernel; the template's start)
+    for line in Path(os.environ["GRADERS_TIMING_LOG"]).read_text().splitlines() if os.path.exists(
+            os.environ["GRADERS_TIMING_LOG"]) else []:
+        sandbox += json.loads(line)["phases"].get("total", [0.0, 0.0])[1]
+    return {"n": len(records), "statuses": sorted({r.status for r in records}),
+            "score": sum(r.score for r in records),
+            "wall": wall1 - wall0, "cpu": cpu1 - cpu0,
+            "cpu_from_first_dispatch": cpu1 - first.get("cpu", cpu1),
+            "wall_from_first_dispatch": wall1 - first.get("wall", wall1),
+            "main_thread": main1 - main0,
+            "grading_threads": sum(c for name, c in threads.values() if name.startswith("grading")),
+            "other_threads": sum(c for name, c in threads.values() if not name.startswith("grading")),
+            "sandbox": sandbox}
+
+
+def build(course: Path, stems: list[str], copies: int) -> int:
+    sys.path.insert(0, str(HERE))
+    from grading import build as build_course
+    return build_course(course, stems, copies)
+
+
+def run_probe(python: str, course: Path, workers: int, scheduler: str | None) -> dict:
+    argv = [python, str(Path(__file__).resolve()), "--probe", str(course), "--workers", str(workers)]
+    if scheduler:
+        argv += ["--scheduler", scheduler]
+    env = dict(os.environ, PATH=str(Path(python).parent) + os.pathsep + os.environ.get("PATH", ""))
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=course, env=env, timeout=3600)
+    if done.returncode != 0:
+        raise SystemExit(f"probe failed under {python}:\n{done.stdout}\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def row(label: str, got: dict) -> str:
+    n = got["n"]
+    return (f"{label:<28}{n:>4}{got['wall']:>8.1f}{got['cpu'] / n:>10.3f}{got['cpu_from_first_dispatch'] / n:>10.3f}"
+            f"{got['main_thread'] / n:>9.3f}{got['grading_threads'] / n:>9.3f}{got['other_threads'] / n:>8.3f}"
+            f"{got['sandbox'] / n:>9.2f}")
+
+
+HEADER = (f"{'batch':<28}{'n':>4}{'wall s':>8}{'proc CPU':>10}{'from 1st':>10}{'main th':>9}"
+          f"{'grading':>9}{'other':>8}{'sandbox':>9}\n"
+          f"{'':<28}{'':>4}{'':>8}{'s / sub':>10}{'s / sub':>10}{'s / sub':>9}{'s / sub':>9}{'s / sub':>8}"
+          f"{'s / sub':>9}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--probe", help=argparse.SUPPRESS)
+    parser.add_argument("--scheduler", help=argparse.SUPPRESS)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--copies", type=int, default=12)
+    parser.add_argument("--notebooks", nargs="*", default=["01_tensors"])
+    parser.add_argument("--local-cluster", action="store_true",
+                        help="also on a LocalCluster (one worker process, a thread per core), held here")
+    parser.add_argument("--python", action="append", default=[],
+                        help="also run the batch under this interpreter (another checkout's environment)")
+    parser.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args()
+    if args.probe:
+        print(json.dumps(probe(args.probe, args.workers, args.scheduler)))
+        return 0
+    pythons = [sys.executable, *args.python]
+    for run in range(args.repeat):
+        with tempfile.TemporaryDirectory(prefix="serial-share-") as tmp:
+            rows = []
+            load = os.getloadavg()
+            cluster = None
+            if args.local_cluster:
+                from distributed import LocalCluster
+                cluster = LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
+                                       dashboard_address=":0", memory_limit=0)
+            try:
+                for k, python in enumerate(pythons):
+                    modes = [("--workers 2", None)] + ([("--scheduler", cluster.scheduler_address)] if cluster else [])
+                    for label, scheduler in modes:
+                        course = Path(tmp) / f"c{k}{'d' if scheduler else 'l'}"
+                        build(course, args.notebooks, args.copies)
+                        got = run_probe(python, course, args.workers, scheduler)
+                        name = "this checkout" if k == 0 else f"--python {k}"
+                        rows.append(row(f"{name}, {label}", got))
+                        rows.append(f"{'':<28}statuses {', '.join(got['statuses'])}; score {got['score']:g}")
+            finally:
+                if cluster is not None:
+                    cluster.close()
+        print(f"run {run + 1}: {args.copies} copies of {', '.join(args.notebooks)}, {os.cpu_count()} cores, "
+              f"load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, after "
+              f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; {time.strftime('%Y-%m-%d %H:%M')}")
+        for k, python in enumerate(args.python, 1):
+            print(f"  --python {k}: {python}")
+        print(HEADER)
+        print("\n".join(rows))
+        print("proc CPU: the main process's own CPU (all its threads) over the batch; from 1st: from its first\n"
+              "dispatched submission; main th: its main thread; grading: its grading threads (local only);\n"
+              "sandbox: the sandboxes' CPU as they measure it (runner, kernel, the template's start)")
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
