@@ -311,83 +311,188 @@ def _node_text(graph: Graph, node: Node) -> str:
     return "\n".join(lines)
 
 
-def edge_route(coords: Mapping[int, tuple[float, float]], src: int, dst: int, k: int = 0,
-               many: int = 1, width: float = 0.72, height: float = 0.62):
-    """The drawn path of an edge and where its adjoint is written.
+# Everything below is measured in points (1/72 in): text is measured at the size it is
+# drawn, boxes are made to hold it, and the gaps between columns to hold the edge labels
+# clear of both boxes and of the arrowheads.
+FONT_PT = 9          # the explorer's smallest text; nothing is drawn smaller
+LINE_PT = 1.3 * FONT_PT
+PAD_X, PAD_Y = 8.0, 6.0      # inside a node's box, around its text
+ROW_GAP = 20.0               # between boxes of one column
+ARROW_ROOM = 16.0            # between a label and the box on either side of a gap
+LANE_GAP = 16.0              # a long edge's lane above (or below) the boxes it passes
+HEAD_PT = 9                  # arrowhead size (mutation scale)
+
+
+def text_width(text: str, size: float = FONT_PT) -> float:
+    """Width in points of the widest line of ``text`` at ``size``, as matplotlib draws it."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import text_to_path
+
+    prop = FontProperties(size=size)
+    return max(text_to_path.get_text_width_height_descent(line, prop, ismath=False)[0]
+               for line in text.split("\n"))
+
+
+@dataclass
+class Box:
+    x: float   # centre, points
+    y: float
+    w: float
+    h: float
+
+    @property
+    def left(self) -> float:
+        return self.x - self.w / 2
+
+    @property
+    def right(self) -> float:
+        return self.x + self.w / 2
+
+    @property
+    def top(self) -> float:
+        return self.y + self.h / 2
+
+    @property
+    def bottom(self) -> float:
+        return self.y - self.h / 2
+
+
+def geometry(graph: Graph, texts: Mapping[int, str] | None = None,
+             labels: Mapping[int, str] | None = None) -> dict[int, Box]:
+    """Each node's box in points: columns from ``layout``, each as wide as its widest text,
+    the gap after a column as wide as the widest edge label crossing it plus room for the
+    arrowheads, rows as tall as the tallest box."""
+    texts = texts or {n.id: _node_text(graph, n) for n in graph.nodes.values()}
+    labels = labels or {}
+    coords = layout(graph)
+    size = {n: (text_width(t) + 2 * PAD_X, LINE_PT * (t.count("\n") + 1) + 2 * PAD_Y)
+            for n, t in texts.items()}
+    columns = sorted({x for x, _ in coords.values()})
+    col_w = {c: max(size[n][0] for n, (x, _) in coords.items() if x == c) for c in columns}
+    pitch = max(h for _, h in size.values()) + ROW_GAP
+    gap = {c: 0.0 for c in columns}
+    for i, edge in enumerate(graph.edges):
+        c = coords[edge.src][0]
+        gap[c] = max(gap[c], text_width(labels.get(i, "0.000")) + 2 * ARROW_ROOM)
+    left, x_of = 0.0, {}
+    for c in columns:
+        x_of[c] = left + col_w[c] / 2
+        left += col_w[c] + max(gap[c], 2 * ARROW_ROOM + 20)
+    return {n: Box(x_of[x], y * pitch, *size[n]) for n, (x, y) in coords.items()}
+
+
+def edge_route(boxes: Mapping[int, Box], src: int, dst: int, k: int = 0, many: int = 1,
+               lane_rank: int = 0):
+    """The drawn path of an edge (points) and the points along it where its label may sit
+    (best first).
 
     Between neighbouring columns the edge stays in the gap (parallel edges, as in x * x,
-    fan apart). An edge that skips columns runs in the gaps beside its ends and passes
-    above (or below) every box in the columns it skips, so it never crosses a node.
+    fan apart) and its label sits in the gap, clear of both boxes. An edge that skips
+    columns runs in the gaps beside its ends and along a lane above (or below) every box in
+    the columns it skips, so it never crosses a node; its label sits on the lane.
     """
-    (x0, y0), (x1, y1) = coords[src], coords[dst]
-    start, end = (x0 + width / 2, y0), (x1 - width / 2, y1)
-    between = [y for x, y in coords.values() if x0 < x < x1]
+    a, b = boxes[src], boxes[dst]
+    start, end = (a.right, a.y), (b.left, b.y)
+    between = [box for box in boxes.values() if a.x < box.x < b.x]
     if between:
-        above = max(between) + height / 2 + 0.22
-        below = min(between) - height / 2 - 0.22
-        lane = above if abs(above - (y0 + y1) / 2) <= abs(below - (y0 + y1) / 2) else below
-        gx0, gx1 = x0 + 0.5, x1 - 0.5
-        # leave and enter a little towards the lane, apart from the straight edges
-        side = 0.16 if lane > (y0 + y1) / 2 else -0.16
-        start, end = (start[0], y0 + side), (end[0], y1 + side)
+        above = max(box.top for box in between) + LANE_GAP * (1 + lane_rank)
+        below = min(box.bottom for box in between) - LANE_GAP * (1 + lane_rank)
+        middle = (a.y + b.y) / 2
+        lane = above if abs(above - middle) <= abs(below - middle) else below
+        leave = min(a.h / 2 - PAD_Y, 0.3 * a.h) * (1 if lane > middle else -1)
+        enter = min(b.h / 2 - PAD_Y, 0.3 * b.h) * (1 if lane > middle else -1)
+        gx0 = a.right + ARROW_ROOM
+        gx1 = b.left - ARROW_ROOM
+        start, end = (a.right, a.y + leave), (b.left, b.y + enter)
         points = [start, (gx0, start[1]), (gx0, lane), (gx1, lane), (gx1, end[1]), end]
-        return (Path(points, [Path.MOVETO] + [Path.LINETO] * (len(points) - 1)),
-                ((gx0 + gx1) / 2, lane))
-    bend = (k - (many - 1) / 2) * 0.5 if many > 1 else 0.0
+        spots = [(gx0 + t * (gx1 - gx0), lane) for t in (0.5, 0.3, 0.7, 0.15, 0.85)]
+        return Path(points, [Path.MOVETO] + [Path.LINETO] * (len(points) - 1)), spots
+    bend = (k - (many - 1) / 2) * 0.45 * max(a.h, b.h) if many > 1 else 0.0
     control = ((start[0] + end[0]) / 2, (start[1] + end[1]) / 2 + bend)
     path = Path([start, control, end], [Path.MOVETO, Path.CURVE3, Path.CURVE3])
-    # the midpoint of the quadratic curve
-    return path, ((start[0] + 2 * control[0] + end[0]) / 4, (start[1] + 2 * control[1] + end[1]) / 4)
+
+    def at(t):
+        u = 1 - t
+        return (u * u * start[0] + 2 * u * t * control[0] + t * t * end[0],
+                u * u * start[1] + 2 * u * t * control[1] + t * t * end[1])
+    return path, [at(t) for t in (0.5, 0.38, 0.62, 0.3, 0.7)]
+
+
+def _label_box(x: float, y: float, text: str) -> tuple[float, float, float, float]:
+    w, h = text_width(text) + 4, LINE_PT + 2
+    return (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+
+
+def _hits(r, others) -> bool:
+    return any(r[0] < o[2] and o[0] < r[2] and r[1] < o[3] and o[1] < r[3] for o in others)
 
 
 def draw_graph(graph: Graph, ax=None, title: str | None = None):
     """Leaves (green), operations (blue), output (orange); forward values on nodes,
-    adjoints (red) on the edges they flow back along; a fan-out node shows their sum."""
+    adjoints (red) on the edges they flow back along; a fan-out node shows their sum.
+
+    The figure is sized to the graph (at least the explorer's 8 in wide), so that text is
+    drawn at FONT_PT and never leaves its box."""
     if ax is None:
-        ax = Figure(figsize=(8, 3.8), layout="constrained").add_subplot()
-    coords = layout(graph)
-    width, height = 0.72, 0.62
-    xmax = max(x for x, _ in coords.values())
-    ys = [y for _, y in coords.values()]
-    nodes_y = (min(ys), max(ys))
-    columns = len({x for x, _ in coords.values()})
-    # text must fit inside the boxes, which narrow as columns are added
-    small = 8 if len(graph.nodes) <= 8 and columns <= 6 else (7 if columns <= 8 else 6)
+        ax = Figure(figsize=(8, 3.8)).add_subplot()
+    fig = ax.figure
+    texts = {n.id: _node_text(graph, n) for n in graph.nodes.values()}
+    labels = {i: fmt(e.adjoint) for i, e in enumerate(graph.edges)}
+    boxes = geometry(graph, texts, labels)
+    taken = [(b.left, b.bottom, b.right, b.top) for b in boxes.values()]
     for node in graph.nodes.values():
-        x, y = coords[node.id]
-        style = "round,pad=0.02,rounding_size=0.12" if node.kind != "op" else "round,pad=0.02,rounding_size=0.3"
-        ax.add_artist(FancyBboxPatch((x - width / 2, y - height / 2), width, height,
-                                    boxstyle=style, facecolor=COLOURS[node.kind],
-                                    edgecolor=EDGES[node.kind],
-                                    linewidth=2.2 if node.kind != "op" else 1.2, zorder=3))
-        ax.text(x, y, _node_text(graph, node), ha="center", va="center", fontsize=small,
-                linespacing=1.25, zorder=4)
+        b = boxes[node.id]
+        style = "round,pad=0,rounding_size=5" if node.kind != "op" else "round,pad=0,rounding_size=12"
+        ax.add_artist(FancyBboxPatch((b.left, b.bottom), b.w, b.h, boxstyle=style,
+                                     facecolor=COLOURS[node.kind], edgecolor=EDGES[node.kind],
+                                     linewidth=2.2 if node.kind != "op" else 1.2, zorder=3))
+        ax.text(b.x, b.y, texts[node.id], ha="center", va="center", fontsize=FONT_PT,
+                linespacing=1.3, zorder=4)
     pairs: dict[tuple[int, int], int] = {}
     for edge in graph.edges:
         pairs[(edge.src, edge.dst)] = pairs.get((edge.src, edge.dst), 0) + 1
     rank: dict[tuple[int, int], int] = {}
-    for edge in graph.edges:
+    lanes = 0
+    extent = [min(b.left for b in boxes.values()), min(b.bottom for b in boxes.values()),
+              max(b.right for b in boxes.values()), max(b.top for b in boxes.values())]
+    for i, edge in enumerate(graph.edges):
         k = rank.get((edge.src, edge.dst), 0)
         rank[(edge.src, edge.dst)] = k + 1
-        path, (mx, my) = edge_route(coords, edge.src, edge.dst, k,
-                                    pairs[(edge.src, edge.dst)], width, height)
-        ax.add_artist(FancyArrowPatch(path=path, arrowstyle="-|>", mutation_scale=9,
-                                      color="#555555", linewidth=1.0, zorder=2))
-        ys.append(my)
-        ax.text(mx, my, fmt(edge.adjoint), ha="center", va="center",
-                fontsize=small, color=ADJOINT, zorder=5,
-                bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none",
-                          alpha=0.85))
-    ax.set_xlim(-0.5, xmax + 0.5)
-    ax.set_ylim(min(min(ys) - 0.25, nodes_y[0] - 0.45), max(max(ys) + 0.25, nodes_y[1] + 0.45))
+        skips = any(boxes[edge.src].x < b.x < boxes[edge.dst].x for b in boxes.values())
+        path, spots = edge_route(boxes, edge.src, edge.dst, k, pairs[(edge.src, edge.dst)],
+                                 lane_rank=lanes if skips else 0)
+        lanes += skips
+        bounds = path.get_extents()
+        extent = [min(extent[0], bounds.x0), min(extent[1], bounds.y0),
+                  max(extent[2], bounds.x1), max(extent[3], bounds.y1)]
+        ax.add_artist(FancyArrowPatch(path=path, arrowstyle="-|>", mutation_scale=HEAD_PT,
+                                      color="#555555", linewidth=1.0, zorder=2,
+                                      shrinkA=0, shrinkB=0))
+        # the first spot along the edge where the label covers no box and no other label
+        spot = next((s for s in spots if not _hits(_label_box(*s, labels[i]), taken)), spots[0])
+        taken.append(_label_box(*spot, labels[i]))
+        extent = [min(extent[0], taken[-1][0]), min(extent[1], taken[-1][1]),
+                  max(extent[2], taken[-1][2]), max(extent[3], taken[-1][3])]
+        ax.text(*spot, labels[i], ha="center", va="center", fontsize=FONT_PT, color=ADJOINT,
+                zorder=5, bbox=dict(boxstyle="round,pad=0.15", facecolor="white",
+                                    edgecolor="none", alpha=0.85))
+    margin, head = 10.0, 2 * LINE_PT + 14   # around the graph; the title's two lines
+    width_pt = max(8 * 72, extent[2] - extent[0] + 2 * margin)
+    height_pt = extent[3] - extent[1] + 2 * margin + head
+    fig.set_size_inches(width_pt / 72, height_pt / 72)
+    ax.set_position([0, 0, 1, (height_pt - head) / height_pt])
+    cx = (extent[0] + extent[2]) / 2
+    ax.set_xlim(cx - width_pt / 2, cx + width_pt / 2)
+    ax.set_ylim(extent[1] - margin, extent[3] + margin)
+    ax.set_aspect("equal", adjustable="box", anchor="C")
     ax.set_axis_off()
     if title is None:
-        leaves = ", ".join(f"{n.label}.grad = {fmt(n.grad)}" for n in graph.leaves())
+        leaves = ";  ".join(f"{n.label}.grad = {fmt(n.grad)}" for n in graph.leaves())
         out = graph.nodes[graph.output]
-        title = f"{out.label} = {fmt(out.value)}    {leaves}"
-    ax.set_title(title + "\n(black: forward, red: adjoint flowing back along the edge)",
-                 fontsize=8)
-    return ax.figure
+        title = f"{out.label} = {fmt(out.value)};  {leaves}"
+    fig.text(0.5, 1 - 6 / height_pt, title + "\n(black: forward value; red: adjoint flowing back "
+             "along the edge)", ha="center", va="top", fontsize=FONT_PT, linespacing=1.3)
+    return fig
 
 
 # -------------------------------------------------------------------------- explore
@@ -418,7 +523,7 @@ def explore(fn: Callable | None = None, **ranges):
         controls = {"a": _slider("a", (-4.0, 4.0, 0.1, 2.0), None),
                     "b": _slider("b", (-4.0, 4.0, 0.1, 3.0), None)}
         return Explorer(controls, seed_graph, draw_graph,
-                        title="c = a·b,  d = c + a,  L = d²   (a.grad = 2d·(b+1), b.grad = 2d·a)",
+                        title="the seed graph: c = a·b, d = c + a, L = d²",
                         figsize=(8, 3.8))
     params = inspect.signature(fn).parameters
     unknown = set(ranges) - set(params)

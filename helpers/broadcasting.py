@@ -5,7 +5,8 @@ model    ``broadcast(*shapes)`` -> the right-aligned table with a verdict per ax
          which operand each axis stretches, and whether the result is an outer product
          (every operand stretched somewhere: (64,) with (64, 1) gives (64, 64)).
 draw     ``draw_table(result, ax)``: a missing axis is marked, a stretched size reads
-         "1 → n", and an outer product is flagged in the title.
+         "1 → n", each operand's strides as broadcast show the stride 0 that stretching
+         is (nothing is copied), and an outer product is flagged in the heading.
 explore  ``explore()``: two shapes typed as text ("64, 1" and "768").
 """
 
@@ -67,6 +68,20 @@ class Broadcast:
                 parts.append(f"{chr(ord('a') + i)} on axis {', '.join(axes)}")
         return "; ".join(parts) or "nothing"
 
+    def strides_as_broadcast(self, i: int) -> tuple[int, ...] | None:
+        """The strides of operand ``i`` (contiguous) expanded to the result, as
+        ``torch.broadcast_tensors`` makes them: 0 on every axis where it is stretched, so
+        the same memory is read again instead of copied. None when the shapes clash."""
+        if not self.ok:
+            return None
+        from .strides import apply_op, contiguous
+        shape = self.shapes[i]
+        if not shape:               # a 0-d operand: every element of the result reads it
+            return (0,) * len(self.axes)
+        if any(s == 0 for s in shape) or 0 in self.shape:
+            return None             # nothing is read: an empty tensor has no strides to show
+        return apply_op(contiguous(shape), "expand", self.shape).strides
+
     @property
     def failing_axis(self) -> int | None:
         """The axis torch names, counted from the right (-1 = last); None if it broadcasts."""
@@ -104,9 +119,16 @@ def broadcast(*shapes) -> Broadcast:
     return Broadcast(shapes, tuple(axes))
 
 
+MAX_AXES = 6  # more columns than this do not fit the explorer's width
+
+
 def model(a: str = "64, 1", b: str = "768") -> Broadcast:
     """Explorer entry point: two shapes as text; a malformed one is a ValueError."""
-    return broadcast(parse_ints(a, "shape a"), parse_ints(b, "shape b"))
+    shapes = parse_ints(a, "shape a"), parse_ints(b, "shape b")
+    longest = max(len(s) for s in shapes)
+    if longest > MAX_AXES:
+        raise ValueError(f"a shape with {longest} axes is too wide to draw; keep it ≤ {MAX_AXES}")
+    return broadcast(*shapes)
 
 
 # ------------------------------------------------------------------------------ draw
@@ -115,55 +137,81 @@ _COLOURS = {EQUAL: "#d9ead3", STRETCHED: "#fff2cc", MISMATCH: "#f4cccc"}
 _MISSING = "#e6e6e6"   # a shape with no such axis: grey, and the cell says "missing (1)"
 
 
+FONT_PT = 9
+RULE = "align on the right · sizes equal or 1 · a missing axis (grey) counts as 1"
+
+
+def _title_lines(result: Broadcast) -> list[tuple[str, str]]:
+    """(text, colour) of each line above the table."""
+    shown = " with ".join(str(s) for s in result.shapes)
+    if not result.ok:
+        bad = result.axes[result.failing_dim]
+        sizes = [s for s in bad.sizes if s not in (None, 1)]
+        return [(f"{shown}  →  error at axis {result.failing_axis} (dim {result.failing_dim} "
+                 "of the result)", "#b00020"),
+                (f"sizes {sizes[0]} and {sizes[1]} are different and neither is 1", "#b00020"),
+                (RULE, "#555555")]
+    lines = [(f"{shown}  →  result {result.shape}", "black"),
+             (f"stretched: {result.stretch_summary()}", "black")]
+    if result.outer_product:
+        lines.append(("⚠ outer product: every element of a meets every element of b (meant it?)",
+                      "#b00020"))
+    return lines + [(RULE + " · stretched = stride 0 (read again, not copied)", "#555555")]
+
+
 def draw_table(result: Broadcast, ax=None):
-    """One column per axis: each shape's size (right-aligned), the verdict, the result."""
+    """The heading (result or failing axis, what is stretched), then one column per axis:
+    each shape's size (right-aligned), the verdict, the result, and the strides each operand
+    gets as broadcast (0 where stretched)."""
     from matplotlib.figure import Figure
 
     if ax is None:
-        ax = Figure(figsize=(7.5, 3.6)).add_subplot()
+        ax = Figure(figsize=(7.5, 3.6), dpi=96).add_subplot()
     fig = ax.figure
+    ax.set_position([0, 0, 1, 1])
     ax.axis("off")
-    names = [f"shape {chr(ord('a') + i)}" for i in range(len(result.shapes))]
-    rows = [*names, "verdict", "result"]
-    cells = []
-    for i in range(len(result.shapes)):
-        row = []
-        for a in result.axes:
-            own = "missing (1)" if a.sizes[i] is None else str(a.sizes[i])
-            row.append(f"{own} → {a.size}" if i in a.stretched else own)
-        cells.append(row)
-    cells.append([a.verdict for a in result.axes])
-    cells.append(["✗" if a.size is None else str(a.size) for a in result.axes])
     if not result.axes:
         ax.text(0.5, 0.5, "both shapes are 0-d: the result is a 0-d tensor, shape ()",
-                ha="center", va="center")
+                ha="center", va="center", fontsize=FONT_PT)
         return fig
-    colours = [[_MISSING if a.sizes[i] is None else (_COLOURS[STRETCHED] if i in a.stretched else "white")
-                for a in result.axes] for i in range(len(result.shapes))]
-    colours.append([_COLOURS[a.verdict] for a in result.axes])
-    colours.append([_COLOURS[a.verdict] for a in result.axes])
-    columns = [f"axis {a.axis}" for a in result.axes]
-    # An explicit box leaves room for the row labels on the left and the heading on top.
-    # Row names as a first column: matplotlib's rowLabels would fall outside the box.
+    height_pt = fig.get_figheight() * 72
+    line_pt = 1.4 * FONT_PT
+    y = 1 - 8 / height_pt
+    for text, colour in _title_lines(result):
+        fig.text(0.5, y, text, ha="center", va="top", fontsize=FONT_PT, color=colour)
+        y -= line_pt / height_pt
+    names = [chr(ord("a") + i) for i in range(len(result.shapes))]
+    rows = [f"shape {n}" for n in names] + ["verdict", "result"]
+    cells, colours = [], []
+    for i in range(len(result.shapes)):
+        row, tint = [], []
+        for a in result.axes:
+            own = "(1)" if a.sizes[i] is None else str(a.sizes[i])   # grey: a missing axis
+            row.append(f"{own} → {a.size}" if i in a.stretched else own)
+            tint.append(_MISSING if a.sizes[i] is None else
+                        (_COLOURS[STRETCHED] if i in a.stretched else "white"))
+        cells.append(row)
+        colours.append(tint)
+    cells.append([a.verdict for a in result.axes])
+    cells.append(["✗" if a.size is None else str(a.size) for a in result.axes])
+    colours += [[_COLOURS[a.verdict] for a in result.axes]] * 2
+    strides = [result.strides_as_broadcast(i) for i in range(len(result.shapes))]
+    for n, st in zip(names, strides):
+        if st is not None:
+            rows.append(f"{n}'s strides as broadcast")
+            cells.append([str(v) for v in st])
+            colours.append([_COLOURS[STRETCHED] if v == 0 and a.size != 1 else "white"
+                            for v, a in zip(st, result.axes)])
+    top = y - 4 / height_pt
     table = ax.table(cellText=[[r, *c] for r, c in zip(rows, cells)],
-                     cellColours=[["white", *c] for c in colours], colLabels=["", *columns],
-                     cellLoc="center", bbox=[0.02, 0.02, 0.96, 0.62])
+                     cellColours=[["white", *c] for c in colours],
+                     colLabels=["", *(f"axis {a.axis}" for a in result.axes)],
+                     cellLoc="center", bbox=[0.02, 0.03, 0.96, top - 0.03])
     table.auto_set_font_size(False)
-    table.set_fontsize(9)
-    shown = " with ".join(str(s) for s in result.shapes)
-    if result.ok:
-        title = f"{shown}  →  result {result.shape}\nstretched: {result.stretch_summary()}"
-        if result.outer_product:
-            title += "\n⚠ outer product: every element of a meets every element of b (meant it?)"
-    else:
-        bad = result.axes[result.failing_dim]
-        sizes = [s for s in bad.sizes if s not in (None, 1)]
-        title = (f"{shown}  →  error at axis {result.failing_axis} "
-                 f"(dim {result.failing_dim} of the result): sizes {sizes[0]} and {sizes[1]} "
-                 "are different and neither is 1")
-    ax.text(0.5, 0.99, title + "\nalign on the right · sizes equal or 1 · a missing axis counts as 1",
-            ha="center", va="top", fontsize=9, linespacing=1.4, transform=ax.transAxes,
-            color="#b00020" if result.outer_product or not result.ok else "black")
+    table.set_fontsize(FONT_PT)
+    first = 0.26 if len(rows) > 4 else 0.18      # the row names' column
+    for (_, c), cell in table.get_celld().items():
+        cell.set_width(first if c == 0 else (1 - first) / len(result.axes))
     return fig
 
 

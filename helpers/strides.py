@@ -272,17 +272,22 @@ def model(shape: str = "2, 3", op: str = "transpose", args: str = "0, 1",
     if layout.numel > MAX_DRAWN:
         raise ValueError(f"the result has {layout.numel} elements, too many to draw; "
                          f"keep it ≤ {MAX_DRAWN}")
-    idx = parse_ints(index, "index")
-    if waiting:  # the index was typed for the op's result: keep the picture, clamp it in range
-        idx = tuple(min(max(i, 0), size - 1) for i, size in
-                    zip(idx + (0,) * len(layout.shape), layout.shape))
-    if len(idx) != len(layout.shape):
-        raise ValueError(f"the index needs {len(layout.shape)} numbers for shape {layout.shape}, "
-                         f"got {len(idx)}")
-    for d, (i, size) in enumerate(zip(idx, layout.shape)):
-        if not 0 <= i < size:
-            raise ValueError(f"index {i} is out of range for dim {d} of size {size}")
-    return StrideResult(base, steps, idx, "; ".join(waiting).capitalize())
+    typed = parse_ints(index, "index")
+    idx = fit_index(typed, layout.shape)
+    if idx != typed and not waiting:
+        # an index typed for the shape before an op changed it: keep drawing, say what is shown
+        count = len(layout.shape)
+        waiting.append(f"index {typed} does not fit shape {layout.shape}: showing {idx}; type "
+                       f"{count} number{'s' * (count > 1)}, each below its dim's size")
+    note = "; ".join(waiting)
+    return StrideResult(base, steps, idx, note[:1].upper() + note[1:])
+
+
+def fit_index(index: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The nearest index that fits ``shape``: missing numbers are 0, extra ones dropped,
+    each clamped into its dim (so a picture can still be drawn after the shape changed)."""
+    padded = tuple(index[:len(shape)]) + (0,) * (len(shape) - len(index))
+    return tuple(min(max(i, 0), size - 1) for i, size in zip(padded, shape))
 
 
 # ------------------------------------------------------------------------------ draw
@@ -303,67 +308,116 @@ def _ink(face) -> str:
 
 LABEL_PT = 10   # cell numbers and labels: 13 CSS px in the explorer
 TITLE_PT = 11
+MIN_PT = 9      # the explorer raises smaller text to this: numbers that need less are left out
+PER_LINE = 24   # storage cells per drawn line (a longer storage wraps)
+WIDTH_IN, MIN_HEIGHT_IN, MAX_HEIGHT_IN = 7.5, 3.6, 6.5
+LEFT_IN, RIGHT_IN, TOP_IN, BOTTOM_IN = 0.9, 0.15, 0.75, 0.7   # room for labels, title, caption
+GAP = 1.35      # between the logical grid and the storage: room for the "×k" marks
+LINE_GAP = 0.3  # between wrapped storage lines
+
+
+def storage_lines(n: int) -> int:
+    """How many cells each drawn storage line holds: all of them up to PER_LINE, else balanced."""
+    lines = -(-n // PER_LINE)
+    return -(-n // lines)
+
+
+def _text_pt(text: str, size: float) -> float:
+    """A label's width in points, generously (digits and × in DejaVu Sans are ≈ 0.64 em)."""
+    return 0.66 * size * len(text)
 
 
 def draw_layout(result: StrideResult, ax=None):
     """Logical grid (top) and storage cells (bottom); matching colours = same memory.
 
-    The title and the offset formula are figure text (never clipped by the grid's width);
-    each number is black or white, whichever reads on its cell's colour."""
+    Cells are squares sized to the figure; a number is drawn in a cell only where it fits
+    with a margin (otherwise the colours alone say which memory each element reads, and the
+    caption says so). A storage cell read by several elements gets "×k" above it, or, where
+    there is no room, the caption lists them. The figure grows taller (up to MAX_HEIGHT_IN)
+    for a tall grid so that cells stay large enough to number."""
     from matplotlib.collections import PatchCollection
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
 
     if ax is None:
-        ax = Figure(figsize=(7.5, 3.6), dpi=96).add_subplot()
+        ax = Figure(figsize=(WIDTH_IN, MIN_HEIGHT_IN), dpi=96).add_subplot()
     fig = ax.figure
-    ax.set_position([0.12, 0.2, 0.86, 0.62])  # room above for the title, below for the formula
     lay, cells = result.layout, result.cells
     n_storage = result.base.numel
     cols = lay.shape[-1]
-    rows = max(lay.numel // cols, 1)
-    width = max(cols, n_storage)
-    storage_y = -2.2 if rows <= 4 else -1.6
-    patches, colours = [], []
-    used = {}
+    row_len = storage_lines(cols)          # a logical row longer than PER_LINE wraps too
+    wraps = -(-cols // row_len)
+    rows = max(lay.numel // cols, 1) * wraps
+    per_line = storage_lines(n_storage)
+    lines = -(-n_storage // per_line)
+    width = max(row_len, per_line)
+    height = rows + GAP + lines + (lines - 1) * LINE_GAP
+    box_w = WIDTH_IN - LEFT_IN - RIGHT_IN
+    # grow the figure until a cell is 22 pt (a two-digit number at 10 pt fits with room)
+    box_h = min(max(MIN_HEIGHT_IN - TOP_IN - BOTTOM_IN, height * 22 / 72),
+                MAX_HEIGHT_IN - TOP_IN - BOTTOM_IN)
+    fig_h = box_h + TOP_IN + BOTTOM_IN
+    fig.set_size_inches(WIDTH_IN, fig_h)
+    unit_pt = 72 * min(box_w / width, box_h / height)
+    ax.set_position([LEFT_IN / WIDTH_IN, BOTTOM_IN / fig_h, box_w / WIDTH_IN, box_h / fig_h])
+    size = min(LABEL_PT, max(MIN_PT, 0.45 * unit_pt))
+    numbered = size <= 0.6 * unit_pt and _text_pt(str(n_storage - 1), size) <= 0.75 * unit_pt
+    used: dict[int, int] = {}
     for cell in cells.values():
         used[cell] = used.get(cell, 0) + 1
-    # numbers fit their cells: a cell's side in points, from whichever of width or height limits it
-    box = ax.get_position()
-    w_in, h_in = fig.get_size_inches()
-    cell_pt = 72 * min(box.width * w_in / (width + 0.2), box.height * h_in / (rows - storage_y + 0.3))
-    size = max(9, min(LABEL_PT, cell_pt * 0.42))
-    for k, cell in enumerate(cells.values()):
+    patches, colours = [], []
+
+    def storage_xy(cell):
+        line, col = divmod(cell, per_line)
+        return col, -GAP - 1 - line * (1 + LINE_GAP)
+
+    def logical_xy(k):
         r, c = divmod(k, cols)
+        return c % row_len, rows - 1 - (r * wraps + c // row_len)
+
+    for k, cell in enumerate(cells.values()):
+        x, y = logical_xy(k)
         face = _colour(cell, n_storage)
-        patches.append(Rectangle((c, rows - 1 - r), 0.94, 0.94))
+        patches.append(Rectangle((x, y), 0.94, 0.94))
         colours.append(face)
-        ax.text(c + 0.47, rows - 1 - r + 0.47, f"{cell}", ha="center", va="center",
-                fontsize=size, color=_ink(face))
+        if numbered:
+            ax.text(x + 0.47, y + 0.47, f"{cell}", ha="center", va="center",
+                    fontsize=size, color=_ink(face))
+    shared = {cell: k for cell, k in used.items() if k > 1}
+    marks_fit = lines == 1 and all(_text_pt(f"×{k}", MIN_PT) <= 0.95 * unit_pt
+                                   for k in shared.values())
     for cell in range(n_storage):
+        x, y = storage_xy(cell)
         face = _colour(cell, n_storage) if cell in used else (0.9, 0.9, 0.9, 1)
-        patches.append(Rectangle((cell, storage_y), 0.94, 0.94))
+        patches.append(Rectangle((x, y), 0.94, 0.94))
         colours.append(face)
-        mark = f"{cell}" + (f"×{used[cell]}" if used.get(cell, 0) > 1 else "")
-        ax.text(cell + 0.47, storage_y + 0.47, mark, ha="center", va="center",
-                fontsize=size, color=_ink(face))
+        if numbered:
+            ax.text(x + 0.47, y + 0.47, f"{cell}", ha="center", va="center",
+                    fontsize=size, color=_ink(face))
+        if cell in shared and marks_fit:
+            ax.text(x + 0.47, y + 1.05, f"×{shared[cell]}", ha="center", va="bottom",
+                    fontsize=MIN_PT)
     ax.add_collection(PatchCollection(patches, facecolors=colours, edgecolors="white"))
     # the chosen index, outlined in both places
-    k = list(cells).index(result.index)
-    r, c = divmod(k, cols)
-    for x, y in ((c, rows - 1 - r), (result.position, storage_y)):
+    for x, y in (logical_xy(list(cells).index(result.index)), storage_xy(result.position)):
         ax.add_patch(Rectangle((x - 0.03, y - 0.03), 1.0, 1.0, fill=False, lw=2.5, ec="black"))
-    ax.text(-0.2, storage_y + 0.47, "storage", ha="right", va="center", fontsize=LABEL_PT)
-    ax.text(-0.2, rows - 0.5, "logical", ha="right", va="center", fontsize=LABEL_PT)
+    ax.text(-0.25, storage_xy(0)[1] + 0.47, "storage", ha="right", va="center", fontsize=LABEL_PT)
+    ax.text(-0.25, rows - 0.5, "logical", ha="right", va="center", fontsize=LABEL_PT)
     ops = " → ".join(["contiguous"] + [name for name, _ in result.steps])
     state = "contiguous" if lay.contiguous else "NOT contiguous"
     rows_are = "" if len(lay.shape) <= 2 else f"  ·  grid rows = dims {lay.shape[:-1]}"
-    fig.text(0.02, 0.97, f"{result.base.shape} {ops}{rows_are}\nshape {lay.shape}  strides {lay.strides}  "
+    fig.text(0.1 / WIDTH_IN, 1 - 0.08 / fig_h,
+             f"{result.base.shape} {ops}{rows_are}\nshape {lay.shape}  strides {lay.strides}  "
              f"offset {lay.offset}  ·  {state}", ha="left", va="top", fontsize=TITLE_PT)
-    fig.text(0.02, 0.03, result.formula() + "\nnumbers in cells = storage position; "
-             "matching colours = the same memory", ha="left", va="bottom", fontsize=LABEL_PT)
+    legend = ("numbers in cells = storage position; matching colours = the same memory"
+              if numbered else "too many cells to number: matching colours = the same memory")
+    if shared and not marks_fit:
+        listed = ", ".join(f"{cell} ×{k}" for cell, k in list(shared.items())[:8])
+        legend += f"\nread more than once: {listed}" + (" …" if len(shared) > 8 else "")
+    fig.text(0.1 / WIDTH_IN, 0.08 / fig_h, result.formula() + "\n" + legend,
+             ha="left", va="bottom", fontsize=LABEL_PT)
     ax.set_xlim(-0.1, width + 0.1)
-    ax.set_ylim(storage_y - 0.2, rows + 0.1)
+    ax.set_ylim(-height + rows - 0.1, rows + 0.1)
     ax.set_aspect("equal", adjustable="box", anchor="W")
     ax.axis("off")
     return fig

@@ -83,6 +83,7 @@ def test_parse(text, shape):
     ("64, x", "1", "not a list of integers"),
     ("2.5", "1", "not a list of integers"),
     ("2, -1", "3", "negative"),
+    ("1, 2, 3, 4, 5, 6, 7", "1", "too wide"),
 ])
 def test_malformed_shapes_are_value_errors(a, b, phrase):
     with pytest.raises(ValueError, match=phrase):
@@ -119,14 +120,44 @@ def test_the_silent_outer_product_is_flagged_and_drawn():
     assert result.outer_product
     assert result.stretch_summary() == "a on axis -2; b on axis -1"
     figure = B.draw_table(result)
-    text = " ".join(t.get_text() for t in figure.axes[0].texts)
+    text = " ".join(t.get_text() for t in figure.texts + figure.axes[0].texts)
     cells = [c.get_text().get_text() for c in figure.axes[0].tables[0].get_celld().values()]
     assert "outer product" in text and "a on axis -2" in text
-    assert "missing (1) → 64" in cells and "1 → 64" in cells
+    assert "(1) → 64" in cells and "1 → 64" in cells
 
 
 def test_a_plain_broadcast_is_not_an_outer_product():
     result = B.broadcast((2, 3), (3,))
     assert not result.outer_product and result.stretch_summary() == "b on axis -2"
     figure = B.draw_table(result)
-    assert "outer product" not in " ".join(t.get_text() for t in figure.axes[0].texts)
+    assert "outer product" not in " ".join(t.get_text() for t in figure.texts + figure.axes[0].texts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.tuples(positive, positive), related_pairs().filter(
+    lambda p: 0 not in p[0] + p[1])))
+def test_strides_as_broadcast_are_torchs(pair):
+    """The strides row of the table is what torch.broadcast_tensors gives each operand."""
+    a, b = pair
+    result = B.broadcast(a, b)
+    if not result.ok:
+        assert result.strides_as_broadcast(0) is None
+        return
+    expanded = torch.broadcast_tensors(torch.zeros(a), torch.zeros(b))
+    for i, t in enumerate(expanded):
+        assert result.strides_as_broadcast(i) == t.stride(), (a, b, i)
+
+
+@pytest.mark.parametrize("a, b", [("64, 1", "768"), ("64", "64, 1"), ("2, 3", "2"),
+                                  ("8, 1, 6, 1", "7, 1, 5"), ("4, 1, 3", "2, 1"),
+                                  ("8, 3, 5", "4, 1"), ("", "3"), ("2, 3, 4, 5, 6, 7", "1, 1, 1, 1, 1"),
+                                  ("2, 3, 4, 5, 6, 7", "8, 1, 1, 1, 1, 1")])
+def test_the_picture_reads_cleanly(a, b):
+    """No text over other text, out of its cell or out of the figure, at the explorer's size;
+    the heading starts at the top (issue 30: an empty band sat above it)."""
+    from figure_text import problems
+
+    explorer = B.explore(a=a, b=b)
+    assert problems(explorer.figure) == []
+    tops = [t.get_window_extent().y1 for t in explorer.figure.texts]
+    assert max(tops) > explorer.figure.bbox.height - 30  # within 30 px of the top

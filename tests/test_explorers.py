@@ -20,7 +20,7 @@ from helpers.explorer import CSS_DPI, Explorer  # noqa: E402
 # (module, a valid change, an impossible change, a control to restore)
 CASES = {
     "strides": (strides, {"op": "none", "index": "1, 2"},
-                {"then": "view", "then_args": "6"}, {"then": "none"}),
+                {"then": "view", "then_args": "4"}, {"then": "none"}),
     "broadcasting": (broadcasting, {"a": "3"}, {"b": "64, x"}, {"b": "4"}),
 }
 
