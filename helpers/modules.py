@@ -7,9 +7,10 @@ Three layers:
   its buffers, the tensors and layers it holds *without registering them* (a plain tensor
   attribute, layers kept in a Python list or dict), and totals per subtree.
   ``probe(module, mode, freeze)`` adds what the explorer shows: the same input through a
-  copy of the module twice in train() or eval() mode, with a chosen submodule frozen.
+  copy of the module twice, in train() or eval() mode or with each submodule's mode as the
+  model has it ("as set"), with a chosen submodule frozen. Every node carries its mode.
 * draw    ``draw_inspector(inventory, ax=None)``.
-* explore ``explore(models)``: pick a model, toggle train/eval, freeze a submodule.
+* explore ``explore(models)``: pick a model, toggle as set/train/eval, freeze a submodule.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class Node:
     name: str                 # qualified name ("" for the root)
     type_name: str
     depth: int
+    training: bool = True     # this submodule's own mode flag
     entries: list[Entry] = field(default_factory=list)
     children: list["Node"] = field(default_factory=list)
     total: int = 0            # parameters in this subtree (each shared one counted once)
@@ -61,7 +63,7 @@ class Inventory:
     frozen: int
     buffers: int
     unregistered: int
-    mode: str = ""            # "train" | "eval" after probe()
+    mode: str = ""            # "as set" | "train" | "eval" after probe()
     outputs: list[list[float]] = field(default_factory=list)  # two passes, first sample
     note: str = ""
 
@@ -122,7 +124,7 @@ def inspect(module: nn.Module) -> Inventory:
         """The node, and every parameter and buffer of its subtree by id (a subtree's
         totals count a tensor it shares with another subtree, as ``sub.parameters()`` does)."""
         seen_modules.add(id(mod))
-        node = Node(name, type(mod).__name__, depth)
+        node = Node(name, type(mod).__name__, depth, mod.training)
         nodes.append(node)
         params = {id(p): p for p in mod._parameters.values() if p is not None}
         buffers = {id(b): b for b in mod._buffers.values() if b is not None}
@@ -178,16 +180,20 @@ def example_input(module: nn.Module, batch: int = 4, seed: int = 0) -> torch.Ten
     return None
 
 
+MODES = ("as set", "train", "eval")  # "as set": each submodule keeps the mode the model gave it
+
+
 def probe(module: nn.Module, mode: str = "train", freeze: str = "(nothing)",
           x: torch.Tensor | None = None, shown: int = 8) -> Inventory:
     """``inspect`` of a copy of ``module`` set to ``mode`` with submodule ``freeze`` frozen,
     and the same input sent through it twice (seeded: the run is repeatable)."""
-    if mode not in ("train", "eval"):
-        raise ValueError(f"mode is 'train' or 'eval', got {mode!r}")
+    if mode not in MODES:
+        raise ValueError(f"mode is one of {', '.join(map(repr, MODES))}, got {mode!r}")
     if not isinstance(module, nn.Module):
         raise ValueError(f"the inspector needs an nn.Module, got {type(module).__name__}")
     work = copy.deepcopy(module)  # the notebook's own model keeps its mode and its flags
-    work.train(mode == "train")
+    if mode != "as set":
+        work.train(mode == "train")
     if freeze not in ("(nothing)", "", None):
         names = dict(work.named_modules())
         if freeze not in names:
@@ -208,7 +214,9 @@ def probe(module: nn.Module, mode: str = "train", freeze: str = "(nothing)",
                     passes.append(work(x)[0].flatten()[:shown].tolist())
             inventory.outputs = passes
             gap = max(abs(a - b) for a, b in zip(*passes))
-            notes.append(f"{mode} mode: the two passes over the same input differ by up to {gap:.3g}")
+            said = "modes as set" if mode == "as set" else f"{mode} mode"
+            notes.append(f"{said}: the two passes over the same input differ by up to {gap:.3g}"
+                         if gap else f"{said}: the two passes over the same input give identical outputs")
         except NotImplementedError:
             notes.append(f"{type(work).__name__} defines no forward(): nothing to run")
         except Exception as error:  # the student's model: say what went wrong, draw the tree
@@ -231,7 +239,7 @@ def _rows(inventory: Inventory) -> list[tuple[int, str, str, str]]:
     """(indent, left text, right text, colour key) per drawn line."""
     rows = []
     for node in inventory.nodes:
-        label = f"{node.name or '(model)'}: {node.type_name}"
+        label = f"{node.name or '(model)'}: {node.type_name} · {'train' if node.training else 'eval'}"
         rows.append((node.depth, label, f"{node.total:,} params", "module"))
         for e in node.entries:
             leaf = e.name.rsplit(".", 1)[-1]
@@ -291,7 +299,8 @@ def draw_inspector(inventory: Inventory, ax=None):
     ax.axhline(0, color="#444444", lw=0.6)
     ax.set_xticks(list(idx))
     ax.set_xlabel("output value index (sample 0)", fontsize=9)
-    ax.set_title(f"same input, twice, in {inventory.mode}()", fontsize=10)
+    ax.set_title("same input, twice, " + ("modes as set" if inventory.mode == "as set"
+                                          else f"in {inventory.mode}()"), fontsize=10)
     ax.legend(fontsize=9, loc="best")
     ax.tick_params(labelsize=9)
     return fig
@@ -328,8 +337,12 @@ def explore(models: dict[str, nn.Module] | None = None, mode: str = "train",
     controls = {
         "model": widgets.Dropdown(options=list(models), value=first, description="model",
                                   layout=widgets.Layout(width="360px")),
-        "mode": widgets.ToggleButtons(options=["train", "eval"], value=mode,
-                                      description="mode", style={"button_width": "70px"}),
+        # a row, label beside the buttons: by default ipywidgets puts the label above them
+        "mode": widgets.ToggleButtons(options=list(MODES), value=mode, description="mode",
+                                      style={"button_width": "70px", "description_width": "initial"},
+                                      layout=widgets.Layout(display="flex", flex_flow="row",
+                                                            margin="2px 2px 2px 30px",
+                                                            align_items="center")),
         "freeze": widgets.Dropdown(options=submodules(first), value=freeze
                                    if freeze in submodules(first) else "(nothing)",
                                    description="freeze", layout=widgets.Layout(width="260px")),

@@ -42,6 +42,7 @@ def agree(model):
     inv = modules.inspect(model)
     assert [n.name for n in inv.nodes] == [n for n, _ in model.named_modules()]
     assert [n.type_name for n in inv.nodes] == [type(m).__name__ for _, m in model.named_modules()]
+    assert [n.training for n in inv.nodes] == [m.training for _, m in model.named_modules()]
     params = dict(model.named_parameters())
     assert [(e.name, e.shape, e.numel, e.trainable) for e in inv.parameters] == [
         (n, tuple(p.shape), p.numel(), p.requires_grad) for n, p in params.items()]
@@ -61,11 +62,14 @@ def agree(model):
 @settings(max_examples=60, deadline=None)
 @given(stacks(), st.integers(0, 2**31 - 1))
 def test_random_stacks_agree_with_torch(model, seed):
-    # freeze a random subset of parameters: trainable counts must follow
+    # freeze a random subset of parameters and put random submodules in eval(): trainable
+    # counts and each node's mode must follow
     gen = torch.Generator().manual_seed(seed)
     for p in model.parameters():
         if torch.rand((), generator=gen) < 0.3:
             p.requires_grad_(False)
+    for m in model.modules():
+        m.training = bool(torch.rand((), generator=gen) < 0.5)
     inv = agree(model)
     assert inv.unregistered == 0
 
@@ -125,6 +129,24 @@ def test_probe_train_eval_and_freeze_leave_the_model_alone():
     # the notebook's model keeps its mode, flags and running statistics
     assert model.training and all(p.requires_grad for p in model.parameters())
     assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+
+
+def test_as_set_keeps_each_submodules_mode_and_says_when_the_passes_agree():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Dropout(0.5), nn.Linear(8, 3))
+    model(torch.randn(16, 6))
+    model.train()
+    model[1].eval()  # fine-tuning: batch norm's statistics frozen, dropout still on
+    flags = [m.training for m in model.modules()]
+    kept = modules.probe(model, "as set")
+    assert [n.training for n in kept.nodes] == flags
+    assert kept.outputs[0] != kept.outputs[1] and "modes as set" in kept.note
+    evaluated = modules.probe(model, "eval")
+    assert not any(n.training for n in evaluated.nodes)
+    assert "identical outputs" in evaluated.note and "up to" not in evaluated.note
+    assert [m.training for m in model.modules()] == flags
+    modes_drawn = [text for _, text, _, key in modules._rows(kept) if key == "module"]
+    assert modes_drawn[:3] == ["(model): Sequential · train", "0: Linear · train", "1: BatchNorm1d · eval"]
 
 
 def test_probe_says_why_instead_of_raising():
