@@ -56,6 +56,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(commands.add_parser("export", help="write DIR/grades.csv (nbgrader's columns)"),
                 assignments=False)
     _add_common(commands.add_parser("report", help="what the class misunderstood: DIR/reports/<a>.html and .csv"))
+    collect = commands.add_parser("collect", help="the students' latest submissions from nbgrader's exchange "
+                                                  "(or an LMS archive) into DIR/submitted; late ones reported")
+    collect.add_argument("assignment", metavar="ASSIGNMENT")
+    collect.add_argument("--zip", type=Path, metavar="FILE",
+                         help="an archive downloaded from an LMS, through nbgrader's zip collector (Canvas's file "
+                              "names unless the course sets c.FileNameCollectorPlugin.named_regexp)")
+    _add_common(collect, assignments=False)
+    give_back = commands.add_parser("return", help="release DIR/feedback through the exchange (Fetch Feedback)")
+    give_back.add_argument("assignment", metavar="ASSIGNMENT")
+    _add_common(give_back, assignments=False)
     return parser
 
 
@@ -91,6 +101,8 @@ def _run(args) -> int:
         for path in release(args.course_dir, args.assignments, keep_existing=args.keep_existing,
                             warm_cache=not args.keep_existing):
             print(f"released {path}")
+    elif args.command in ("collect", "return"):
+        return _exchange(args)
     elif args.command == "autograde":
         from .autograde.status import table
         limits = say_overrides(args.course_dir, memory_mb=args.memory_mb,
@@ -125,6 +137,28 @@ def _run(args) -> int:
             return 2
         for path in written:
             print(f"report {path}")
+    return 0
+
+
+def _exchange(args) -> int:
+    from .course import collect, exchange
+    from .course.config import Course
+    from .course.layout import ensure_course_dir, released_assignments
+
+    course = Course(ensure_course_dir(args.course_dir))
+    released_assignments(course.dir, [args.assignment])  # says so when it is not
+    if args.command == "return":
+        outcome = exchange.give_back(course, args.assignment)
+        for student, what in outcome.items():
+            print(f"{student:<20} {what}")
+        return 0 if all(what == "returned" for what in outcome.values()) else 1
+    if args.zip is not None:
+        rows, notes = collect.from_archive(course, args.assignment, args.zip)
+    else:
+        rows, notes = collect.from_exchange(course, args.assignment)
+    for note in notes:
+        print(f"course collect: {note}", file=sys.stderr)
+    print(collect.table(rows))
     return 0
 
 

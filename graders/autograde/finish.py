@@ -13,6 +13,9 @@ SaveAutoGradesInOneCommit (the same grades, one transaction per notebook).
 
 from __future__ import annotations
 
+import stat
+from pathlib import Path
+
 from nbconvert.writers import FilesWriter
 from nbgrader import utils
 from nbgrader.converters import Autograde
@@ -74,4 +77,10 @@ class FinishAutograde(Autograde):
         }
         with utils.setenv(NBGRADER_EXECUTION="autograde"):
             output, resources = self.exporter.from_notebook_node(nb, resources=resources)
+        # the first half left the file read-only (c.Autograde.permissions, 444): only root
+        # could write it again; it gets the same permissions back once written
+        target = Path(self._format_dest(assignment, student)) / f"{assignment}.ipynb"
+        if target.exists():
+            target.chmod(target.stat().st_mode | stat.S_IWUSR)
         self.write_single_notebook(output, resources)
+        self.set_permissions(assignment, student)

@@ -25,14 +25,25 @@ SCRUBBER = "graders.feedback.scrub.ScrubHiddenTests"
 BANNER = "graders.feedback.banner.StatusBanner"
 TAGGER = "graders.course.student_copy.TagCellsThatMayFail"
 
+LOCAL_ROOT = 'c.CourseDirectory.root = __file__.rsplit("/", 1)[0]'
+LOCAL_EXCHANGE = 'c.Exchange.root = c.CourseDirectory.root + "/exchange"'
+
 CONFIG_TEXT = f'''\
 # Written by `course`; edit freely; `course` only rewrites this file when it is missing.
 # nbgrader's own tools (nbgrader generate_feedback, the formgrader) read this file too.
 c = get_config()  # noqa
 c.CourseDirectory.course_id = "{COURSE_ID}"
-c.CourseDirectory.root = __file__.rsplit("/", 1)[0]
-# Release/Collect in the formgrader: the exchange lives in the course directory.
-c.Exchange.root = c.CourseDirectory.root + "/exchange"
+{LOCAL_ROOT}
+# nbgrader's exchange, where releases go out and submissions and feedback travel. The course
+# directory's own (the default) serves the formgrader's Release/Collect alone; a hub's shared
+# one (deploy/hub/setup.py writes its path here) is what students' Assignment List reads, and
+# `course release` then publishes there too (graders.course.exchange).
+{LOCAL_EXCHANGE}
+# Students' copies go to <course_id>/<assignment>, so one exchange serves several courses.
+c.Exchange.path_includes_course = True
+# A submission readable by its student and the course's group only; sticky exchange folders.
+c.ExchangeFactory.submit = "graders.course.exchange.PrivateSubmit"
+c.ExchangeFactory.release_assignment = "graders.course.exchange.PublishingRelease"
 # The per-cell time limit of autograding (notebooks that train small models need more than
 # nbgrader's 30 s); `course autograde --cell-timeout` overrides it for one run.
 c.Execute.timeout = 120
@@ -61,6 +72,18 @@ c.GenerateFeedback.preprocessors = [
 # warmed by one run of its reference notebook (DIR/compile_cache): False compiles cold.
 # c.CompileCache.enabled = True
 '''
+
+
+def config_text(exchange_root: str | None = None, root: str | None = None) -> str:
+    """CONFIG_TEXT, with a shared exchange at ``exchange_root`` instead of the course's own,
+    and the course directory named (``root``) rather than found beside the file, for a file
+    that is also read from elsewhere (a hub's students read it from a shared folder)."""
+    text = CONFIG_TEXT
+    if exchange_root is not None:
+        text = text.replace(LOCAL_EXCHANGE, f"c.Exchange.root = {str(exchange_root)!r}")
+    if root is not None:
+        text = text.replace(LOCAL_ROOT, f"c.CourseDirectory.root = {str(root)!r}")
+    return text
 
 
 def load(course_dir: Path) -> Config:
@@ -122,6 +145,13 @@ class Course:
         if ignored:
             self.notes.append(f"Execute.{', Execute.'.join(ignored)} not used: `course autograde` "
                               "executes in its own sandboxed runner (Execute.timeout and c.Limits.* apply)")
+
+    @property
+    def db_url(self) -> str:
+        """The gradebook: ``c.CourseDirectory.db_url`` (PostgreSQL, say), else nbgrader's
+        default, sqlite:///DIR/gradebook.db."""
+        from nbgrader.coursedir import CourseDirectory
+        return CourseDirectory(config=self.config).db_url
 
     def _set(self, section: str, key: str, value, why: str) -> None:
         given = self.file.get(section, {}).get(key, value)

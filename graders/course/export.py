@@ -18,7 +18,7 @@ def export(course_dir: Path) -> Path:
     course_dir = Path(course_dir).resolve()
     target = course_dir / "grades.csv"
     plugin = CsvExportPlugin(to=str(target))
-    course_id = Course(course_dir).config.CourseDirectory.course_id
-    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}", course_id) as gb:
+    course = Course(course_dir)
+    with Gradebook(course.db_url, course.config.CourseDirectory.course_id) as gb:
         plugin.export(gb)
     return target

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from nbgrader.apps import NbGraderAPI
 
-from . import compile_cache
+from . import compile_cache, exchange
 from .config import Course
 from .layout import CourseError, copy_sources, ensure_course_dir, resolve_assignments
 
@@ -19,6 +19,8 @@ def release(course_dir: Path, assignments: list[str] | None = None,
     course/release to the student, so regenerating it would wipe their answers.
     ``warm_cache``: build the torch.compile cache that grading copies into each sandbox
     (graders.course.compile_cache) now rather than at the first `course autograde`.
+    A course whose exchange students share (graders.course.exchange.shared) also gets each
+    release published there, replacing an earlier one.
     """
     course_dir = ensure_course_dir(course_dir)
     names = resolve_assignments(assignments)
@@ -37,4 +39,7 @@ def release(course_dir: Path, assignments: list[str] | None = None,
         released.append(course_dir / "release" / name / f"{name}.ipynb")
     if warm_cache:
         compile_cache.warm(course, names, course.limits())
+    if not keep_existing and exchange.shared(course):
+        # students fetch from the hub's exchange (a course's own DIR/exchange is the formgrader's)
+        exchange.publish(course, names)
     return released

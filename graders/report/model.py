@@ -155,19 +155,22 @@ def _gradebook_scores(course_dir: Path, assignment: str) -> dict[str, dict[str, 
 
 
 def _open_gradebook(course_dir: Path):
-    """nbgrader's Gradebook on DIR/gradebook.db; never creates one (Gradebook would)."""
+    """nbgrader's Gradebook at the course's c.CourseDirectory.db_url (DIR/gradebook.db by
+    default); never creates a SQLite file (Gradebook would)."""
     from nbgrader.api import Gradebook
 
-    from graders.course.config import COURSE_ID
+    from graders.course.config import Course
 
-    database = Path(course_dir) / "gradebook.db"
-    if not database.is_file():
+    course = Course(course_dir)
+    url = course.db_url
+    database = Path(url.removeprefix("sqlite:///")) if url.startswith("sqlite:///") else None
+    if database is not None and not database.is_file():
         raise ReportError(f"no gradebook in {course_dir} (no {database.name}): grade with `course autograde` first")
     try:
-        return Gradebook(f"sqlite:///{database}", COURSE_ID)
+        return Gradebook(url, course.config.CourseDirectory.course_id)
     except Exception as error:
         first = (str(error).strip().splitlines() or [""])[0][:200]
-        raise ReportError(f"cannot read the gradebook {database}: {type(error).__name__}: {first}") from None
+        raise ReportError(f"cannot read the gradebook {database or url}: {type(error).__name__}: {first}") from None
 
 
 def graded_assignments(course_dir: Path) -> list[str]:

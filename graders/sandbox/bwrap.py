@@ -67,9 +67,15 @@ def submission_uid() -> int | None:
 
 
 def python_paths() -> list[Path]:
-    """What the interpreter needs: the venv, the base installation it links to."""
+    """What the interpreter needs: the venv, the base installation it links to, and any other
+    site-packages folder on sys.path (a .pth file's: deploy/hub/runtime.py makes a venv that
+    borrows the course venv's packages that way, for users who cannot run its interpreter)."""
     paths = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve(),
              Path(sys.executable).resolve().parent.parent}
+    for entry in sys.path:
+        folder = Path(entry).resolve() if entry.endswith(("site-packages", "dist-packages")) else None
+        if folder and folder.is_dir() and not any(folder.is_relative_to(p) for p in paths):
+            paths.add(folder)
     return sorted(paths)
 
 
