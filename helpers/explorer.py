@@ -17,8 +17,11 @@ What every instrument gets from it:
   the controls stay usable. A model may also return a result with a ``note`` attribute (a
   short string): it is shown in the message line as information, not as an error (e.g.
   "type the arguments of view and press Enter").
-* **Typed values.** Every FloatSlider/IntSlider gets a number box beside it (linked in the
-  browser), so that a value the slider's step cannot reach (b = 1.0) can be typed. Text
+* **Typed values.** Every FloatSlider/IntSlider gets a number box beside it, so that a value
+  the slider's step cannot reach (b = 1.0) can be typed; the box shows the number a value
+  stands for (2.1, not the browser's sum of steps 2.0999999999999996), and so does the model.
+* **Whole controls.** A dropdown is as wide as its longest option; a toggle's label sits
+  beside its buttons, like every other control's. Text
   boxes apply on Enter, and the explorer says so under its controls.
 * **A reopened notebook shows the picture.** The display bundle also carries the figure
   as a 2x PNG (safe, so shown even in an untrusted notebook), so nbconvert, nbmake and any
@@ -39,6 +42,7 @@ import contextlib
 import gc
 import html
 import io
+import math
 import os
 import time
 import weakref
@@ -79,6 +83,11 @@ STYLE = """<style>
 .course-explorer .jupyter-widgets-disconnected::before,
 .course-explorer.jupyter-widgets-disconnected::before { display: none !important; content: none !important; }
 .course-explorer .course-explorer-title { font-size: 14px; }
+.course-explorer .widget-dropdown, .course-explorer .widget-dropdown > select { min-width: max-content; }
+.course-explorer .widget-toggle-buttons { display: flex; align-items: center; width: auto; }
+.course-explorer .widget-toggle-buttons > .widget-label {
+  width: var(--jp-widgets-inline-label-width, 80px); text-align: right; flex-shrink: 0;
+  margin-right: calc(var(--jp-widgets-inline-margin, 4px) * 2); }
 </style>"""
 
 _BY_CELL: dict[str, list] = {}  # notebook cell id -> [(request id, weakref to explorer)]
@@ -117,7 +126,7 @@ class Explorer(widgets.VBox):
         self.error: str | None = None
         self.timings: dict[str, float] = {}
         self._computed_values: dict | None = None
-        self.links: list = []  # browser-side links of sliders to their number boxes
+        self.links: list = []  # kernel-side links of sliders to their number boxes
         head = [widgets.HTML(STYLE + (f"<b class='course-explorer-title'>{html.escape(title)}</b>"
                                       if title else ""))]
         offline = widgets.HTML(f"<div class='course-explorer-offline'>{html.escape(OFFLINE_HINT)}</div>")
@@ -148,12 +157,16 @@ class Explorer(widgets.VBox):
         else:
             return control
         control.readout = False  # the box shows (and takes) the number
-        self.links += [widgets.jslink((control, name), (box, name))
-                       for name in ("value", "min", "max")]
+        # Linked in the kernel, not the browser: the browser adds steps in binary floating
+        # point (-4 + 61 steps of 0.1 is 2.0999999999999996) and a browser link would show
+        # every digit; the kernel passes the value on as the number it stands for.
+        self.links += [widgets.dlink((control, "value"), (box, "value"), transform=plain_number),
+                       widgets.dlink((box, "value"), (control, "value")),
+                       *(widgets.link((control, name), (box, name)) for name in ("min", "max"))]
         return widgets.HBox([control, box], layout=widgets.Layout(align_items="center"))
 
     def values(self) -> dict:
-        return {name: control.value for name, control in self.controls.items()}
+        return {name: plain_number(control.value) for name, control in self.controls.items()}
 
     def _on_change(self, _change) -> None:
         # one change can fire several observers (a dropdown that also clears its argument
@@ -289,7 +302,10 @@ class Explorer(widgets.VBox):
             if widget is not self:
                 widget.close()
         close_tree(self)
-        for widget in [*self.controls.values(), *self.links]:
+        links, self.links = self.links, []  # (close runs again when the widget is collected)
+        for link in links:
+            link.unlink()
+        for widget in self.controls.values():
             widget.close()
         super().close()
 
@@ -311,6 +327,14 @@ class Explorer(widgets.VBox):
         if "image/png" in bundle:  # shown at CSS size, so the 2x pixels stay sharp
             return bundle, {"image/png": {"width": int(self.figure.get_figwidth() * CSS_DPI)}}
         return bundle
+
+
+def plain_number(value):
+    """A float as the number it stands for (12 significant digits: 2.0999999999999996 is
+    2.1, a typed 1.25 stays 1.25); anything else as it is."""
+    if isinstance(value, float) and math.isfinite(value):
+        return float(f"{value:.12g}")
+    return value
 
 
 def freeze_imported_objects() -> None:

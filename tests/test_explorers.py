@@ -192,6 +192,11 @@ def test_sliders_get_a_number_box_and_text_boxes_say_enter_applies():
     linked = {link.source[1] for link in e.links
               if link.source[0] is e.controls["slope"] and link.target[0] is boxes[0]}
     assert linked == {"value", "min", "max"}, "the number box is not linked to the slider"
+    # the browser's sum of steps reaches the box and the model as the number it stands for
+    e.controls["slope"].value = -3 + 61 * 0.075  # 1.5750000000000002 in binary floating point
+    assert boxes[0].value == 1.575 and e.values()["slope"] == 1.575 and e.result.slope == 1.575
+    boxes[0].value = 1.2345  # typed: more digits than the step has, kept as typed
+    assert e.controls["slope"].value == 1.2345 and e.result.slope == 1.2345
     assert any(explorer_module.ENTER_HINT in w.value for w in walk(e) if isinstance(w, widgets.HTML))
 
 
