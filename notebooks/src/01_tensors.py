@@ -23,6 +23,7 @@
 
 # %%
 import math
+import time
 
 import numpy as np
 import torch
@@ -31,6 +32,7 @@ import helpers.broadcasting
 import helpers.strides
 from helpers import checks
 
+notebook_started = time.perf_counter()   # the last cell reports this notebook's run time
 torch.manual_seed(0)
 print("torch", torch.__version__)
 
@@ -88,38 +90,68 @@ scaled = pixels.float() / 255
 print("as float in [0, 1]:", scaled, scaled.dtype)
 
 # %% [markdown]
-# The two 16-bit float formats spend their bits differently. float16 has 5 exponent bits
-# and 10 fraction bits: finer steps, small range. bfloat16 keeps float32's 8 exponent bits
-# and only 7 fraction bits: float32's range, coarse steps.
+# The two 16-bit float formats spend their bits differently. A float stores a sign, an
+# exponent (which power of two) and a fraction (where between that power and the next).
 #
-# **Quick quiz (predict before running the next cells).** Which 16-bit format can store
-# 70000.0 without overflowing to `inf`? Set `quiz_dtype` to `"float16"` or `"bfloat16"`.
+# - The **fraction bits** set the precision. With f fraction bits there are 2^f equally
+#   spaced numbers from 1 up to 2, so the step there is 2^−f; from 2 up to 4 the step is
+#   twice that, and it doubles again at every power of two.
+# - The **exponent bits** set the range. With e exponent bits the largest power of two a
+#   normal number can have is 2^(2^(e−1) − 1); the largest finite value lies just below
+#   twice that. A conversion beyond it gives `inf`.
+#
+# float16 has 5 exponent bits and 10 fraction bits. bfloat16 keeps float32's 8 exponent
+# bits and only 7 fraction bits.
+#
+# **Quick quiz (predict, then run the cell after the test).** What do these two conversions
+# give: `torch.tensor(1001.0).to(torch.bfloat16).item()` and
+# `torch.tensor(70000.0).to(torch.float16).item()`? Set `quiz_dtype` to a tuple of the two
+# numbers, in that order (write infinity as `math.inf`).
 
 # %% solution 01_tensors-quiz-dtype
 ### BEGIN SOLUTION
-quiz_dtype = "bfloat16"
+quiz_dtype = (1000.0, math.inf)
 ### END SOLUTION
 
 # %% test 01_tensors-quiz-dtype-test points=1
-with checks.because("[mc:dtype.quiz-format] Answer with one of the two format names as a string."):
-    checks.expect_type(quiz_dtype, (str, torch.dtype), "quiz_dtype")
-    checks.expect_true(str(quiz_dtype).replace("torch.", "") in ("float16", "bfloat16"),
-                       f"quiz_dtype is {quiz_dtype!r}, not one of 'float16' or 'bfloat16'.")
-checks.reject(str(quiz_dtype).replace("torch.", ""), {
-    "float16": "[mc:dtype.float16-range] float16 has more fraction bits (finer steps) but only 5 "
-               "exponent bits: its largest finite value is 65504, so 70000 overflows to inf."},
-    "quiz_dtype")
+with checks.because("[mc:dtype.quiz-format] Answer with a tuple of two numbers: (1001 as "
+                    "bfloat16, 70000 as float16)."):
+    checks.answer("01_tensors-quiz-dtype", quiz_dtype, "quiz_dtype", kind=(tuple, list))
+    checks.expect_true(len(quiz_dtype) == 2 and all(isinstance(v, (int, float)) for v in quiz_dtype),
+                       f"quiz_dtype = {quiz_dtype!r} is not two numbers.")
 ### BEGIN HIDDEN TESTS
-_fits = [d for d in ("float16", "bfloat16")
-         if torch.isfinite(torch.tensor(70000.0).to(getattr(torch, d))).item()]
-checks.expect_true(str(quiz_dtype).replace("torch.", "") in _fits,
-                   "[mc:dtype.float16-range] 70000 overflows float16 (largest finite value "
-                   "65504); bfloat16 keeps float32's exponent range.")
+_bf16 = torch.tensor(1001.0).to(torch.bfloat16).item()
+_fp16 = torch.tensor(70000.0).to(torch.float16).item()
+checks.expect_true(float(quiz_dtype[0]) == _bf16,
+                   "[mc:dtype.bfloat16-step] bfloat16's 7 fraction bits make its numbers between "
+                   "512 and 1024 lie 512·2⁻⁷ = 4 apart: 1001 rounds to the nearest of them.")
+checks.expect_true(float(quiz_dtype[1]) == _fp16,
+                   "[mc:dtype.float16-range] float16's 5 exponent bits stop at 2¹⁵: its largest "
+                   "finite value is just under 2¹⁶ = 65536, so 70000 becomes inf.")
 ### END HIDDEN TESTS
 
+# %% wrong 01_tensors-quiz-dtype
+{  # 1e999 is inf written as a literal
+    (1001, 1e999): "[mc:dtype.bfloat16-step] bfloat16 has only 7 fraction bits: between 512 "
+                      "and 1024 its numbers lie 512·2⁻⁷ = 4 apart, so 1001 is not one of them.",
+    (1002, 1e999): "[mc:dtype.bfloat16-step] Between 512 and 1024 the step is 512·2⁻⁷ = 4 (the "
+                      "step 2⁻⁷ near 1 doubles at every power of two), not 2.",
+    (1004, 1e999): "[mc:dtype.round-nearest] A conversion rounds to the NEAREST representable "
+                      "number: 1001 is 1 away from 1000 and 3 away from 1004.",
+    (1000, 70000): "[mc:dtype.float16-range] float16's 5 exponent bits stop at 2¹⁵: its largest "
+                   "finite value is just under 2¹⁶ = 65536, so 70000 overflows to inf.",
+    (1001, 70000): "[mc:dtype.float16-range] Neither number survives: float16's range ends just "
+                   "under 2¹⁶ = 65536 (70000 overflows), and bfloat16's 7 fraction bits space its "
+                   "numbers 4 apart between 512 and 1024.",
+    (1000, 65504): "[mc:dtype.saturate] A conversion does not stop at the largest finite value: "
+                   "a number beyond float16's range becomes inf.",
+    (1e999, 1000): "[mc:dtype.quiz-format] The order is (1001 as bfloat16, 70000 as float16).",
+}
+
 # %% [markdown]
-# The cell prints each format's largest value and its `eps` (the gap between 1 and the next
-# representable number), then converts 70000 and 1 + 1/256 to both formats.
+# The cell prints each format's bit budget, its largest value and its `eps` (the step just
+# above 1), then makes both conversions in both formats. Compare the two numbers with your
+# prediction, and notice that each format fails where the other succeeds.
 
 # %%
 for dtype in (torch.float32, torch.float16, torch.bfloat16):
@@ -128,10 +160,9 @@ for dtype in (torch.float32, torch.float16, torch.bfloat16):
     exponent = info.bits - 1 - fraction              # the rest, after the sign bit
     print(f"{str(dtype):15} exponent bits {exponent}  fraction bits {fraction:2}  "
           f"max {info.max:.6g}   eps {info.eps:.3g}")
-big = torch.tensor(70000.0)
-print("70000 as float16:", big.to(torch.float16).item(), " as bfloat16:", big.to(torch.bfloat16).item())
-step = torch.tensor(1 + 1 / 256)
-print("1 + 1/256 as float16:", step.to(torch.float16).item(), " as bfloat16:", step.to(torch.bfloat16).item())
+for value in (1001.0, 70000.0):
+    t = torch.tensor(value)
+    print(f"{value:g} as bfloat16: {t.to(torch.bfloat16).item():g}   as float16: {t.to(torch.float16).item():g}")
 
 # %% [markdown]
 # ## 2. Storage and strides
@@ -170,24 +201,9 @@ print("x.t() strides", xt.stride(), "-> index (2, 1) at position", position_t,
       "| xt[2, 1] =", xt[2, 1].item(), " x[1, 2] =", x[1, 2].item())
 
 # %% [markdown]
-# The **stride explorer** shows the same for any shape and up to two operations: the
-# numbers in the logical grid are storage positions, matching colours mean the same
-# memory, and the formula is evaluated for the index you pick. Tasks:
-#
-# 1. The default is `transpose(0, 1)` of a 2×3 tensor at index (2, 1): find position 5 in
-#    the picture, the same number the cell above computed.
-# 2. Set **then** to `view` with `6`: notice that the explorer refuses. Now try `3, 2, 1`:
-#    it works. Why can a stride be found for the second shape but not the first? (You
-#    will need this in Exercise 4.)
-# 3. Set shape `1, 3`, op `expand` with `4, 3`: notice the stride 0 and that all four rows
-#    point at the same three cells.
-
-# %%
-helpers.strides.explore()
-
-# %% [markdown]
-# **Quick quiz.** A contiguous tensor has shape (4, 5). At which storage position is
-# element (2, 1)? Set `quiz_offset` to an integer.
+# **Quick quiz (predict before the explorer below shows it).** `torch.arange(20).view(4, 5).t()`
+# has shape (5, 4). At which storage position is its element (1, 2)? Set `quiz_offset` to
+# an integer.
 
 # %% solution 01_tensors-quiz-offset
 ### BEGIN SOLUTION
@@ -198,20 +214,42 @@ quiz_offset = 11
 with checks.because("[mc:strides.quiz-type] The answer is one storage position, a whole number."):
     checks.answer("01_tensors-quiz-offset", quiz_offset, "quiz_offset", kind=int)
 ### BEGIN HIDDEN TESTS
-checks.expect_true(quiz_offset == torch.arange(20).view(4, 5)[2, 1].item(),
-                   "[mc:strides.offset-formula] Use offset = i·s0 + j·s1 with the strides of a "
-                   "contiguous (4, 5) tensor, (5, 1).")
+checks.expect_true(quiz_offset == torch.arange(20).view(4, 5).t()[1, 2].item(),
+                   "[mc:strides.offset-formula] Use offset = i·s0 + j·s1 with the strides of the "
+                   "transpose: (4, 5) has strides (5, 1), and its transpose swaps them to (1, 5).")
 ### END HIDDEN TESTS
 
 # %% wrong 01_tensors-quiz-offset
 {
-    7: "[mc:strides.reversed-order] You used the strides in reverse order: for a contiguous "
-       "(4, 5) tensor, dim 0 moves by a whole row (5 cells) and dim 1 by 1.",
+    7: "[mc:strides.transpose-keeps-strides] You used the strides of the (4, 5) tensor, (5, 1): "
+       "the transpose swaps them, so the index (1, 2) is multiplied by (1, 5).",
+    6: "[mc:strides.assume-contiguous] (4, 1) are the strides of a FRESH (5, 4) tensor: a "
+       "transpose moves no data, it swaps the strides of the (4, 5) tensor.",
     3: "[mc:strides.add-indices] Each index is multiplied by its dimension's stride, not "
        "simply added.",
     2: "[mc:strides.multiply-indices] The indices are not multiplied together: each one is "
        "multiplied by its own dimension's stride, and the products are added.",
 }
+
+# %% [markdown]
+# The **stride explorer** shows the storage behind any shape and up to two operations: the
+# numbers in the logical grid are storage positions, matching colours mean the same memory,
+# and the formula is evaluated for the index you pick. Tasks:
+#
+# 1. Check the quiz: set shape `4, 5`, op `transpose` with `0, 1`, index `1, 2`, and find
+#    your answer in the formula and in the storage row. Notice that each logical row now
+#    reads the storage down a column, one cell in five.
+# 2. Set shape `2, 3` again and predict: can the transpose be viewed as shape `6`? Set
+#    **then** to `view` with `6` and read why not. Now try `3, 2, 1`: it works (the note
+#    under the controls says which index is drawn). Explain why strides exist for
+#    (3, 2, 1) but not for (6,). You will need this in Exercise 4.
+# 3. Predict the strides of `torch.zeros(1, 3).expand(4, 3)`, then set shape `1, 3`, op
+#    `expand` with `4, 3`, then `none`: notice the stride 0 and the ×4 above each storage
+#    cell. Explain why writing into one element of this tensor would change four (section
+#    9 shows PyTorch refusing it).
+
+# %%
+helpers.strides.explore()
 
 # %% [markdown]
 # ### Exercise 1: strides by hand (2 points)
@@ -376,74 +414,131 @@ print(col[:, None].squeeze(1).shape, torch.zeros(2, 3, 4).view(-1).shape,
       torch.zeros(2, 3, 4).reshape(2, -1).shape)
 
 # %% [markdown]
-# **Quick quiz.** Is `torch.zeros(3, 4)[:, :2]` (the first two columns) contiguous? Set
-# `quiz_contiguous` to `True` or `False`, predicting from its strides before running it.
+# **Quick quiz (predict, then run the cell after the test).** With `z = torch.zeros(3, 4)`,
+# which of `z[1:]`, `z[:, :2]`, `z.t().t()` and `z[::2]` are contiguous? Set
+# `quiz_contiguous` to a tuple of four booleans, in that order.
 
 # %% solution 01_tensors-quiz-contiguous
 ### BEGIN SOLUTION
-quiz_contiguous = False
+quiz_contiguous = (True, False, True, False)
 ### END SOLUTION
 
 # %% test 01_tensors-quiz-contiguous-test points=1
-with checks.because("[mc:strides.quiz-type] Answer True or False."):
-    checks.expect_type(quiz_contiguous, bool, "quiz_contiguous")
-checks.reject(quiz_contiguous, {
-    True: "[mc:strides.slice-is-contiguous] The slice keeps the strides (4, 1): after two "
-          "elements of a row it jumps over the two it left out, so its elements are not "
-          "packed in row-major order."}, "quiz_contiguous")
+with checks.because("[mc:strides.quiz-type] Answer with four booleans, one per tensor."):
+    checks.answer("01_tensors-quiz-contiguous", quiz_contiguous, "quiz_contiguous", kind=(tuple, list))
+    checks.expect_true(len(quiz_contiguous) == 4 and all(isinstance(v, bool) for v in quiz_contiguous),
+                       f"quiz_contiguous = {quiz_contiguous!r} is not four booleans.")
 ### BEGIN HIDDEN TESTS
-checks.expect_true(quiz_contiguous == torch.zeros(3, 4)[:, :2].is_contiguous(),
-                   "[mc:strides.slice-is-contiguous] A column slice keeps stride 4 for rows "
-                   "that are now 2 long: not contiguous.")
+_z = torch.zeros(3, 4)
+for _name, _t, _said, _why in [
+        ("z[1:]", _z[1:], quiz_contiguous[0],
+         "[mc:strides.offset-breaks-contiguity] z[1:] starts at cell 4 and its rows follow one "
+         "another: strides (4, 1), those of a fresh (2, 4) tensor; the offset does not matter."),
+        ("z[:, :2]", _z[:, :2], quiz_contiguous[1],
+         "[mc:strides.slice-is-contiguous] z[:, :2] keeps the stride 4 between rows that are now "
+         "2 long: it skips two cells after every row."),
+        ("z.t().t()", _z.t().t(), quiz_contiguous[2],
+         "[mc:strides.transpose-sticks] The second transpose swaps the strides back to (4, 1)."),
+        ("z[::2]", _z[::2], quiz_contiguous[3],
+         "[mc:strides.step-slice] z[::2] steps 8 cells from row to row, over rows of 4 cells.")]:
+    checks.expect_true(_said == _t.is_contiguous(), f"{_name}: {_why}")
 ### END HIDDEN TESTS
 
-# %% [markdown]
-# ### Exercise 3: is it a view? (2 points)
-#
-# Write `shares_storage(a, b)` returning `True` when tensors `a` and `b` live in the same
-# storage and `False` otherwise, in either argument order, whichever elements each one
-# covers. *Misconception*: equal values are not shared memory, and equal `data_ptr()` is
-# not the test, since a slice starts at a different element of the same storage.
+# %% wrong 01_tensors-quiz-contiguous
+{
+    (True, True, True, True): "[mc:strides.slice-is-contiguous] A slice keeps its base's strides: "
+                              "z[:, :2] still steps 4 cells between rows that are now 2 long, and "
+                              "z[::2] steps 8. Contiguous means the strides of a fresh tensor of "
+                              "the same shape.",
+    (True, True, True, False): "[mc:strides.slice-is-contiguous] z[:, :2] keeps the stride 4 "
+                               "between rows that are now 2 long: it skips two cells after "
+                               "every row.",
+    (False, False, True, False): "[mc:strides.offset-breaks-contiguity] A storage offset does "
+                                 "not matter: z[1:] starts at cell 4, and its rows follow one "
+                                 "another with strides (4, 1), those of a fresh (2, 4) tensor.",
+    (True, False, False, False): "[mc:strides.transpose-sticks] A transpose swaps the strides and "
+                                 "a second one swaps them back: z.t().t() has z's strides (4, 1).",
+    (False, False, False, False): "[mc:strides.offset-breaks-contiguity] Neither an offset nor a "
+                                  "double transpose breaks contiguity: z[1:] has strides (4, 1) "
+                                  "from cell 4, and z.t().t() has z's own strides.",
+    (True, False, True, True): "[mc:strides.step-slice] z[::2] takes every other row: it steps 8 "
+                               "cells from one row to the next, over rows of 4 cells.",
+}
 
-# %% solution 01_tensors-views
-def shares_storage(a, b):
+# %% [markdown]
+# Each tensor's strides, offset and `is_contiguous()`, beside the strides a fresh tensor of
+# the same shape would have: compare the last column with your four answers.
+
+# %%
+z = torch.zeros(3, 4)
+for name, t in [("z[1:]", z[1:]), ("z[:, :2]", z[:, :2]), ("z.t().t()", z.t().t()), ("z[::2]", z[::2])]:
+    print(f"{name:10} shape {tuple(t.shape)}  strides {t.stride()}  fresh {torch.empty(t.shape).stride()}  "
+          f"offset {t.storage_offset()}  contiguous {t.is_contiguous()}")
+
+# %% [markdown]
+# ### Exercise 3: can a write through one tensor change another? (2 points)
+#
+# Write `shares_cells(a, b)` returning `True` when some storage cell is used by both `a`
+# and `b` (so that writing into `a` can change `b`), and `False` otherwise, for any two
+# tensors of the same dtype: views of one storage or not, any shapes and strides,
+# 0-d or empty.
+# *Misconception*: sharing a storage is not sharing cells (`x[:2]` and `x[4:]` never touch),
+# overlapping ranges are not shared cells (`x[::2]` and `x[1::2]` interleave), and equal
+# positions in two different storages are not shared memory.
+
+# %% solution 01_tensors-cells
+def shares_cells(a, b):
     ### BEGIN SOLUTION
-    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+    if a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr():
+        return False
+
+    def cells(t):
+        return {t.storage_offset() + sum(i * s for i, s in zip(index, t.stride()))
+                for index in np.ndindex(*t.shape)}
+    return not cells(a).isdisjoint(cells(b))
     ### END SOLUTION
 
-# %% test 01_tensors-views-test points=2
+# %% test 01_tensors-cells-test points=2
 _x = torch.arange(6.0)
-_hint = ("[mc:views.storage-identity] Two tensors share memory when they use the same "
-         "storage: compare a.untyped_storage().data_ptr() with b's.")
+_hint = ("[mc:views.cells] Two tensors share a cell when they use one storage (compare "
+         "untyped_storage().data_ptr()) AND some storage position is used by both: collect "
+         "each tensor's positions (storage_position for every index) and intersect them.")
 _cases = [
-    ((_x.clone(), _x), False, "shares_storage(x.clone(), x)",
-     "[mc:views.equal-values] x.clone() holds the same VALUES as x in a new storage: "
-     "equal values do not mean shared memory (torch.equal compares values)."),
-    ((_x[2:], _x), True, "shares_storage(x[2:], x)",
-     "[mc:views.data-ptr] x[2:] begins two elements in, so its data_ptr() differs, yet it "
-     "is a view of x: compare the storages, not the first elements."),
-    ((_x, _x[2:]), True, "shares_storage(x, x[2:])",
-     "[mc:views.one-direction] The answer must not depend on the argument order: x and "
-     "x[2:] share one storage whichever comes first."),
-    ((_x[:2], _x[4:]), True, "shares_storage(x[:2], x[4:])",
-     "[mc:views.overlap] x[:2] and x[4:] cover different elements of ONE storage (their "
-     "ranges do not overlap), yet a write through x shows in both: compare the storages."),
+    ((_x[:3], _x[2:]), True, "shares_cells(x[:3], x[2:])",
+     "[mc:views.data-ptr] x[:3] and x[2:] both use cell 2, though their first elements "
+     "(data_ptr()) differ."),
+    ((_x[:2], _x[4:]), False, "shares_cells(x[:2], x[4:])",
+     "[mc:views.same-storage-same-cells] x[:2] and x[4:] use one storage but different cells "
+     "(0, 1 and 4, 5): a write through one never changes the other."),
+    ((_x[::2], _x[1::2]), False, "shares_cells(x[::2], x[1::2])",
+     "[mc:views.range-overlap] x[::2] uses cells 0, 2, 4 and x[1::2] cells 1, 3, 5: their "
+     "ranges overlap but no cell is in both."),
+    ((_x.clone(), _x), False, "shares_cells(x.clone(), x)",
+     "[mc:views.storage-identity] x.clone() holds the same values at the same positions of "
+     "ANOTHER storage: check that both use one storage first."),
 ]
 for (_a, _b), _want, _name, _why in _cases:
     with checks.explain_errors({"": _hint}, _name):
-        _got = shares_storage(_a, _b)
+        _got = shares_cells(_a, _b)
+    with checks.because("[mc:views.cells] Return True or False."):
+        checks.expect_type(_got, (bool, np.bool_), _name)
     checks.expect_true(bool(_got) == _want, f"{_name} returned {bool(_got)}. {_why}")
 ### BEGIN HIDDEN TESTS
 _y = torch.arange(12.0).view(3, 4)
 for (_a, _b), _want, _name in [
-        ((_y.t(), _y), True, "a transpose"), ((_y, _y[2:, 3:]), True, "a corner slice, base first"),
-        ((_y[:1].expand(5, 4), _y), True, "an expand"), ((_y.view(12)[5:], _y.t()), True, "two views"),
-        ((_y[0], _y[2]), True, "two disjoint rows"),
+        ((_x, _x[2:]), True, "the base and its slice, base first"),
+        ((_y.t(), _y), True, "a transpose"), ((_y[:, 1], _y[1]), True, "a column and a row"),
+        ((_y[0], _y[2]), False, "two different rows"),
+        ((_y[:, ::2], _y[:, 1::2]), False, "even and odd columns"),
+        ((_y[:1].expand(5, 4), _y[0, 3]), True, "an expand and a 0-d element"),
+        ((_y[1, 1], _y.t()[1, 1]), True, "the same element reached twice (0-d)"),
+        ((_y[1:1], _y), False, "an empty slice (no cell at all)"),
         ((_y[[0, 2]], _y), False, "fancy indexing (a copy)"),
         ((_y.t().contiguous(), _y), False, "contiguous() of a transpose (a copy)"),
-        ((_y[_y > 3], _y), False, "a mask (a copy)"), ((torch.arange(12.0), _y), False, "equal values")]:
-    checks.expect_true(bool(shares_storage(_a, _b)) == _want,
-                       f"shares_storage is wrong for {_name}: it should say {_want}. {_hint}")
+        ((torch.arange(12.0).view(3, 4)[1:], _y[1:]), False, "equal values in another storage")]:
+    with checks.explain_errors({"": _hint}, f"shares_cells for {_name}"):
+        _got = bool(shares_cells(_a, _b))
+    checks.expect_true(_got == _want, f"shares_cells is wrong for {_name}: it should say {_want}. {_hint}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -505,22 +600,8 @@ with checks.expect_error(RuntimeError):
     torch.zeros(3) + torch.zeros(4)
 
 # %% [markdown]
-# The **broadcasting explorer** lays two shapes out right-aligned and gives each axis a
-# verdict (equal, stretched 1, mismatch) and the result, or the axis PyTorch rejects.
-# Tasks:
-#
-# 1. Type `64` and `64, 1`: notice the result (64, 64) and which operand is stretched on
-#    each axis. That is the silent outer product of the next cell.
-# 2. Type `2, 3` and `2`: notice which axis fails, counted from the right. Then `2, 3`
-#    and `2, 1`, which works. (The quiz after the next one asks for a failing axis.)
-# 3. Type `8, 1, 6, 1` and `7, 1, 5`: read off the result shape before looking at it.
-
-# %%
-helpers.broadcasting.explore()
-
-# %% [markdown]
-# **Quick quiz.** How many elements does `torch.zeros(4, 1, 3) + torch.zeros(2, 1)` have?
-# Set `quiz_numel` to an integer (work it out from the rule, not by running it).
+# **Quick quiz (predict from the rule; the explorer below checks it).** How many elements
+# does `torch.zeros(4, 1, 3) + torch.zeros(2, 1)` have? Set `quiz_numel` to an integer.
 
 # %% solution 01_tensors-quiz-broadcast
 ### BEGIN SOLUTION
@@ -529,8 +610,15 @@ quiz_numel = 24
 
 # %% test 01_tensors-quiz-broadcast-test points=1
 with checks.because("[mc:broadcast.quiz-type] The answer is a count of elements, a whole number."):
-    checks.expect_type(quiz_numel, int, "quiz_numel")
-checks.reject(quiz_numel, {
+    checks.answer("01_tensors-quiz-broadcast", quiz_numel, "quiz_numel", kind=int)
+### BEGIN HIDDEN TESTS
+checks.expect_true(quiz_numel == (torch.zeros(4, 1, 3) + torch.zeros(2, 1)).numel(),
+                   "[mc:broadcast.rule] Align (4, 1, 3) and (2, 1) on the right; every axis takes "
+                   "the larger size; numel is the product of the result's sizes.")
+### END HIDDEN TESTS
+
+# %% wrong 01_tensors-quiz-broadcast
+{
     12: "[mc:broadcast.bigger-operand] The result is not simply the larger operand: the (2, 1) "
         "operand's 2 stretches the middle axis of (4, 1, 3) too.",
     14: "[mc:broadcast.numel-add] Broadcasting does not add up the two operands' elements: each "
@@ -538,17 +626,13 @@ checks.reject(quiz_numel, {
     9: "[mc:broadcast.numel-add] The result's sizes are multiplied to count its elements, not "
        "added.",
     6: "[mc:broadcast.drop-leading] The missing leading axis counts as 1, so the 4 of (4, 1, 3) "
-       "stays in the result."}, "quiz_numel")
-### BEGIN HIDDEN TESTS
-checks.expect_true(quiz_numel == (torch.zeros(4, 1, 3) + torch.zeros(2, 1)).numel(),
-                   "[mc:broadcast.rule] Align (4, 1, 3) and (2, 1) on the right; every axis takes "
-                   "the larger size; numel is the product of the result's sizes.")
-### END HIDDEN TESTS
+       "stays in the result.",
+}
 
 # %% [markdown]
-# **Quick quiz.** `torch.zeros(8, 3, 5) + torch.zeros(4, 1)` raises an error. At which axis,
-# counted from the right (-1 is the last axis), do the sizes clash? Set
-# `quiz_failing_axis` to a negative integer.
+# **Quick quiz (predict, then check in the explorer).** `torch.zeros(8, 3, 5) +
+# torch.zeros(4, 1)` raises an error. At which axis, counted from the right (-1 is the last
+# axis), do the sizes clash? Set `quiz_failing_axis` to a negative integer.
 
 # %% solution 01_tensors-quiz-failing-axis
 ### BEGIN SOLUTION
@@ -557,15 +641,7 @@ quiz_failing_axis = -2
 
 # %% test 01_tensors-quiz-failing-axis-test points=1
 with checks.because("[mc:broadcast.quiz-type] The answer is an axis number, a whole number."):
-    checks.expect_type(quiz_failing_axis, int, "quiz_failing_axis")
-checks.reject(quiz_failing_axis, {
-    -1: "[mc:broadcast.one-is-mismatch] On the last axis the sizes are 5 and 1: a size 1 "
-        "stretches, so that axis is fine.",
-    -3: "[mc:broadcast.align-left] You aligned the shapes on the left (8 against 4): "
-        "broadcasting aligns them on the right.",
-    1: "[mc:broadcast.axis-counting] Count from the right with negative numbers: -1 is the last axis.",
-    2: "[mc:broadcast.axis-counting] Count from the right with negative numbers: -1 is the last axis."},
-    "quiz_failing_axis")
+    checks.answer("01_tensors-quiz-failing-axis", quiz_failing_axis, "quiz_failing_axis", kind=int)
 ### BEGIN HIDDEN TESTS
 _sizes = {-1: (5, 1), -2: (3, 4), -3: (8, 1)}      # (8, 3, 5) against (4, 1) padded to (1, 4, 1)
 _clash = max(k for k, (p, q) in _sizes.items() if p != q and 1 not in (p, q))
@@ -573,6 +649,34 @@ checks.expect_true(quiz_failing_axis == _clash,
                    "[mc:broadcast.rule] Align (8, 3, 5) and (4, 1) on the right and compare "
                    "axis by axis from -1 leftwards: the first pair that differs with no 1 fails.")
 ### END HIDDEN TESTS
+
+# %% wrong 01_tensors-quiz-failing-axis
+{
+    -1: "[mc:broadcast.one-is-mismatch] On the last axis the sizes are 5 and 1: a size 1 "
+        "stretches, so that axis is fine.",
+    -3: "[mc:broadcast.align-left] You aligned the shapes on the left (8 against 4): "
+        "broadcasting aligns them on the right.",
+    1: "[mc:broadcast.axis-counting] The question counts from the right with negative numbers "
+       "(-1 is the last axis): you counted from the left.",
+    2: "[mc:broadcast.axis-counting] Count from the right with negative numbers: -1 is the last "
+       "axis.",
+}
+
+# %% [markdown]
+# The **broadcasting explorer** lays two shapes out right-aligned and gives each axis a
+# verdict (equal, stretched 1, mismatch) and the result, or the axis PyTorch rejects; for a
+# result, it also shows the strides each operand gets as broadcast. Tasks:
+#
+# 1. Check both quizzes: type `4, 1, 3` and `2, 1`, then `8, 3, 5` and `4, 1`. Compare the
+#    result row, and the red column, with your answers.
+# 2. Predict the strides `a` gets for `64, 1` with `768`, then type them in and read the
+#    last two rows: notice the 0s. Explain why `a + b` does not copy either operand 768 or
+#    64 times before adding.
+# 3. Type `64` and `64, 1`: notice the outer-product warning and which operand is stretched
+#    on each axis. The next cell shows this shape bug in a loss.
+
+# %%
+helpers.broadcasting.explore()
 
 # %% [markdown]
 # **The silent outer product.** Broadcasting never asks whether you *meant* it. A model
@@ -644,41 +748,79 @@ for _a, _b in _cases:
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 6: fix the outer-product bug (2 points)
+# ### Exercise 6: an accuracy that is silently wrong (2 points)
 #
-# `pred_64` has shape (64,) and `target_64` shape (64, 1). Set `mse_fixed` to their mean
-# squared error: one squared difference per sample, averaged (a 0-d tensor or a float).
+# This function is meant to return the fraction of rows whose largest logit sits at the
+# row's label:
+#
+# ```python
+# def accuracy(logits, labels):
+#     return (logits.argmax(dim=1) == labels).float().mean().item()
+# ```
+#
+# Labels often arrive as a column, shape (N, 1), when they are read from a table. The cell
+# runs the function on the same predictions with both label shapes. Find out why the two
+# numbers differ (print shapes), then write `accuracy(logits, labels)` returning the
+# fraction as a Python float, right for labels of shape (N,) and (N, 1).
+# *Misconception*: a comparison broadcasts like any other elementwise operation.
 
 # %%
+def accuracy_as_given(logits, labels):
+    return (logits.argmax(dim=1) == labels).float().mean().item()
+
+
 _gen = torch.Generator().manual_seed(0)
-pred_64 = torch.randn(64, generator=_gen)
-target_64 = torch.randn(64, 1, generator=_gen)
+logits_8 = torch.randn(8, 3, generator=_gen)
+labels_8 = torch.randint(0, 3, (8,), generator=_gen)
+print("labels (8,):  ", accuracy_as_given(logits_8, labels_8))
+print("labels (8, 1):", accuracy_as_given(logits_8, labels_8.unsqueeze(1)))
 
-# %% solution 01_tensors-outer
-### BEGIN SOLUTION
-mse_fixed = ((pred_64 - target_64.squeeze(1)) ** 2).mean()
-### END SOLUTION
+# %% solution 01_tensors-accuracy
+def accuracy(logits, labels):
+    ### BEGIN SOLUTION
+    return (logits.argmax(dim=1) == labels.reshape(-1)).float().mean().item()
+    ### END SOLUTION
 
-# %% test 01_tensors-outer-test points=2
-checks.expect_true(not (isinstance(mse_fixed, torch.Tensor) and mse_fixed.numel() > 1),
-                   f"mse_fixed has shape {tuple(getattr(mse_fixed, 'shape', ()))}, not one number. "
-                   "[mc:broadcast.outer-product] pred_64 - target_64 has shape (64, 64): an outer "
-                   "product of every prediction with every target, not one difference per sample.")
-_per_sample = (pred_64 - target_64.squeeze(1)) ** 2
-checks.reject_close(mse_fixed, {
-    ((pred_64 - target_64) ** 2).mean():
-        "[mc:broadcast.outer-product] This is the mean over a (64, 64) outer product of every "
-        "prediction with every target: make both shapes (64,) before subtracting.",
-    _per_sample.sum(): "[mc:mse.sum-not-mean] This is the SUM of the 64 squared differences: "
-                       "the mean divides by the number of samples.",
-    _per_sample.mean().sqrt(): "[mc:mse.rmse] This is the root of the mean (RMSE): the MSE "
-                               "is the mean itself."}, "mse_fixed")
+# %% test 01_tensors-accuracy-test points=2
+_g = torch.Generator().manual_seed(1)
+_logits = torch.randn(6, 4, generator=_g)
+_labels = torch.tensor([0, 1, 2, 3, 0, 1])
+_hint = ("[mc:accuracy.definition] Compare each row's argmax over the classes (dim 1) with "
+         "that row's label, both of shape (N,), and take the mean of the matches.")
+for _shape_name, _given in [("(6,)", _labels), ("(6, 1)", _labels.unsqueeze(1))]:
+    _name = f"accuracy(logits, labels of shape {_shape_name})"
+    with checks.explain_errors({"out of range": "[mc:broadcast.labels-both-shapes] labels may "
+                                                "come as (N,) or (N, 1): squeeze(1) fails on "
+                                                "(N,); reshape(-1) makes (N,) from either.",
+                                "size of tensor a (4)": "[mc:accuracy.argmax-dim] argmax over dim 0 "
+                                                        "gives one entry per class (4), not per "
+                                                        "row (6): a row's prediction is its argmax "
+                                                        "over the classes, dim 1.",
+                                "": _hint}, _name):
+        _got = accuracy(_logits, _given)
+    with checks.because("[mc:accuracy.float] Return a Python float (a tensor's .item())."):
+        checks.expect_type(_got, float, _name)
+    checks.reject_close(_got, {
+        (_logits.argmax(1) == _labels.unsqueeze(1)).float().mean().item():
+            "[mc:broadcast.outer-product] argmax gives (N,) and the labels are (N, 1): == "
+            "compares every prediction with every label, an (N, N) table. Make the labels (N,).",
+        (_logits.argmax(1) == _labels).float().sum().item():
+            "[mc:accuracy.count-not-fraction] This is the number of matches: the accuracy is "
+            "their fraction (the mean)."}, _name)
 ### BEGIN HIDDEN TESTS
-_g = torch.Generator().manual_seed(0)
-_p, _t = torch.randn(64, generator=_g), torch.randn(64, 1, generator=_g)
-checks.expect_close(float(mse_fixed), ((_p - _t[:, 0]) ** 2).mean().item(), "mse_fixed",
-                    hint="[mc:mse.per-sample] One squared difference per sample (both (64,)), "
-                         "then their mean.")
+_cases = [(torch.randn(9, 5, generator=_g), torch.randint(0, 5, (9,), generator=_g)),
+          (torch.randn(1, 3, generator=_g), torch.tensor([2])),                 # N = 1
+          (torch.eye(4) * 5, torch.arange(4)),                                  # all right: 1.0
+          (torch.eye(4) * 5, (torch.arange(4) + 1) % 4)]                        # none right: 0.0
+for _l, _y in _cases:
+    _want = (_l.argmax(1) == _y).float().mean().item()
+    for _given in (_y, _y.unsqueeze(1)):
+        _name = f"accuracy on {tuple(_l.shape)} logits, labels {tuple(_given.shape)}"
+        with checks.explain_errors({"": _hint}, _name):
+            _got = accuracy(_l, _given)
+        checks.expect_true(isinstance(_got, float) and abs(_got - _want) < 1e-6,
+                           f"{_name} is {_got!r}, not the fraction of rows whose argmax is the "
+                           f"label. {_hint}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -870,17 +1012,31 @@ checks.expect_true(isinstance(_out, torch.Tensor) and torch.equal(_out, torch.nn
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 10: back to NumPy from anywhere (2 points)
+# ### Exercise 10: a history of weights that does not change afterwards (2 points)
 #
-# Write `to_numpy(t)` returning a NumPy array with `t`'s values and dtype, for any tensor:
-# one that requires grad, or one on a GPU (the test uses a stand-in for a GPU tensor, so it
-# runs here too). *Misconception*: `.numpy()` alone works only for CPU tensors outside the
-# autograd graph.
+# A training loop keeps a NumPy copy of its weights after every step, to plot them later.
+# Run the cell: the three rows should read 1, 2 and 3.
+
+# %%
+w_hist = torch.zeros(3, requires_grad=True)
+history = []
+for step in range(3):
+    with torch.no_grad():
+        w_hist += 1                      # an optimizer step updates the weights in place
+    history.append(w_hist.detach().cpu().numpy())
+print(np.stack(history))
+
+# %% [markdown]
+# Find out why every row shows the last weights, then write `snapshot(t)` returning a NumPy
+# array with `t`'s current values and dtype that later in-place changes to `t` leave as it
+# is, for any tensor: one that requires grad, one on a GPU (the test uses a stand-in for a
+# GPU tensor, so it runs here too), of any dtype.
+# *Misconception*: `.numpy()` makes a copy (on the CPU it shares the tensor's memory).
 
 # %% solution 01_tensors-numpy
-def to_numpy(t):
+def snapshot(t):
     ### BEGIN SOLUTION
-    return t.detach().cpu().numpy()
+    return t.detach().cpu().numpy().copy()
     ### END SOLUTION
 
 # %% test 01_tensors-numpy-test points=2
@@ -913,33 +1069,47 @@ class _OnGPU(torch.Tensor):
         return super().to(*args, **kwargs)
 
 
+_bridge = ("[mc:numpy.bridge] Bring the tensor out of the graph (.detach()) and into CPU "
+           "memory (.cpu()) before .numpy(), then copy the array.")
 _w = torch.ones(3, requires_grad=True)
 with checks.explain_errors({"requires grad": "[mc:numpy.needs-detach] t is part of an autograd "
-                                            "graph: call .detach() first.",
-                            "": "[mc:numpy.bridge] Bring the tensor out of the graph and onto the "
-                                "CPU before .numpy()."}, "to_numpy(w) for w requiring grad"):
-    _arr = _quiet(to_numpy, _w)
-with checks.because("[mc:numpy.bridge] .numpy() returns an ndarray; a tensor is not one."):
-    checks.expect_type(_arr, np.ndarray, "to_numpy(w)")
+                                            "graph: call .detach() first.", "": _bridge},
+                           "snapshot(w) for w requiring grad"):
+    _arr = _quiet(snapshot, _w)
+with checks.because("[mc:numpy.bridge] snapshot returns a NumPy array."):
+    checks.expect_type(_arr, np.ndarray, "snapshot(w)")
+with torch.no_grad():
+    _w += 1
+checks.expect_true(np.array_equal(_arr, np.ones(3)),
+                   "After snapshot(w), an in-place update of w changed the array it returned. "
+                   "[mc:numpy.shares-memory] On the CPU .numpy() shares the tensor's memory (no "
+                   "copy is made): copy the array (.copy()) or the tensor (.clone()) first.")
 _gpu = torch.arange(4.0).as_subclass(_OnGPU)
 with checks.explain_errors({"cuda": "[mc:numpy.gpu-needs-cpu] A GPU tensor's memory is not CPU "
                                     "memory: .numpy() refuses it. Copy it with .cpu() first "
-                                    "(a CPU tensor's .cpu() costs nothing).",
-                            "": "[mc:numpy.bridge] Bring the tensor out of the graph and onto "
-                                "the CPU before .numpy()."}, "to_numpy(a GPU tensor)"):
-    _arr = _quiet(to_numpy, _gpu)
+                                    "(a CPU tensor's .cpu() costs nothing).", "": _bridge},
+                           "snapshot(a GPU tensor)"):
+    _arr = _quiet(snapshot, _gpu)
 checks.expect_true(isinstance(_arr, np.ndarray) and np.array_equal(_arr, np.arange(4.0)),
-                   "to_numpy(a GPU tensor) did not give the array [0, 1, 2, 3]. "
+                   "snapshot(a GPU tensor) did not give the array [0, 1, 2, 3]. "
                    "[mc:numpy.gpu-needs-cpu] Use .cpu() before .numpy().")
 ### BEGIN HIDDEN TESTS
 _w = torch.randn(2, 3, generator=torch.Generator().manual_seed(4)).requires_grad_()
-_arr = _quiet(to_numpy, _w * 2)
+_before = _w.detach().clone()
+_arr = _quiet(snapshot, _w)
 checks.expect_true(isinstance(_arr, np.ndarray) and _arr.dtype == np.float32
-                   and np.array_equal(_arr, (_w.detach() * 2).numpy()),
-                   "to_numpy(w * 2) must be a float32 array with the same values. "
-                   "[mc:numpy.dtype-kept] Do not convert: .numpy() keeps the tensor's dtype.")
-checks.expect_true(_quiet(to_numpy, torch.arange(4)).dtype == np.int64,
-                   "to_numpy of an int64 tensor must stay int64. [mc:numpy.dtype-kept] Do not "
+                   and np.array_equal(_arr, _before.numpy()),
+                   "snapshot(w) must be a float32 array with w's values. [mc:numpy.dtype-kept] "
+                   "Do not convert: .numpy() keeps the tensor's dtype.")
+_ints = torch.arange(4)
+_arr = _quiet(snapshot, _ints)
+_ints.mul_(10)
+checks.expect_true(_arr.dtype == np.int64 and np.array_equal(_arr, np.arange(4)),
+                   "snapshot of an int64 tensor must stay int64 with its values, whatever is "
+                   "written into the tensor afterwards. [mc:numpy.shares-memory] Copy the array.")
+_half = torch.tensor([0.5, 1.5], dtype=torch.float16)
+checks.expect_true(_quiet(snapshot, _half).dtype == np.float16,
+                   "snapshot of a float16 tensor must stay float16. [mc:numpy.dtype-kept] Do not "
                    "convert: .numpy() keeps the tensor's dtype.")
 ### END HIDDEN TESTS
 
@@ -967,43 +1137,66 @@ print(scores[:, labels])                                  # NOT the same: every 
 print(scores.max(dim=1))                                  # the largest entry per row, and where it is
 
 # %% [markdown]
-# ### Exercise 11: pick each row's label (2 points)
+# ### Exercise 11: where does the label rank? (2 points)
 #
-# `logits_5` has shape (5, 4) and `labels_5` shape (5,). Set `picked` to the (5,) tensor
-# whose entry i is `logits_5[i, labels_5[i]]`, without a Python loop if you can.
-# *Misconception*: `logits[:, labels]` pairs every row with every label, and the label's
-# logit is not the largest logit.
+# Top-k accuracy asks whether a row's label is among its k largest logits. Write
+# `label_rank(logits, labels)` returning an integer tensor of shape (N,) whose entry i is
+# the number of logits in row i that are strictly larger than the logit at the row's label
+# (0 when the label's logit is the row's largest). `logits` has shape (N, C) and `labels`
+# shape (N,); no Python loop over the rows.
+# *Misconception*: `argsort` gives ranks (it gives the positions of the sorted values), and
+# one value per row of shape (N,) lines up with the columns of an (N, C) tensor, not with
+# its rows.
 
-# %%
-logits_5 = torch.randn(5, 4, generator=torch.Generator().manual_seed(5))
-labels_5 = torch.tensor([3, 0, 2, 2, 1])
+# %% solution 01_tensors-rank
+def label_rank(logits, labels):
+    ### BEGIN SOLUTION
+    at_label = logits.gather(1, labels.unsqueeze(1))     # (N, 1): one column
+    return (logits > at_label).sum(dim=1)
+    ### END SOLUTION
 
-# %% solution 01_tensors-gather
-### BEGIN SOLUTION
-picked = logits_5[torch.arange(5), labels_5]
-### END SOLUTION
-
-# %% test 01_tensors-gather-test points=2
-checks.reject(picked, {
-    logits_5[:, labels_5]:
-        "[mc:gather.every-row] logits[:, labels] takes all five labels' columns for every row: "
-        "pair row i with its own label by indexing both dims at once, or gather along dim 1.",
-    logits_5[labels_5]:
-        "[mc:gather.rows-not-columns] logits[labels] picks whole ROWS numbered by the labels: "
-        "the labels name columns, one per row.",
-    logits_5.gather(1, labels_5.unsqueeze(1)):
-        "[mc:gather.keep-index-dim] gather's output has the index's shape (5, 1): squeeze(1) "
-        "it to (5,)."}, "picked")
-checks.reject_close(picked, {logits_5.max(dim=1).values:
-    "[mc:gather.max-not-label] These are each row's LARGEST logits: the task wants the logit "
-    "at the row's label, wherever it ranks."}, "picked")
-with checks.because("[mc:gather.shape] One value per row: shape (5,)."):
-    checks.expect_shape(picked, (5,), "picked")
+# %% test 01_tensors-rank-test points=2
+_logits = torch.tensor([[0.1, 0.7, 0.2, 0.0],
+                        [0.5, 0.3, 0.2, 0.9],
+                        [0.4, 0.1, 0.8, 0.3]])
+_labels = torch.tensor([2, 1, 2])
+_hint = ("[mc:rank.definition] Take each row's logit at its label as a column (N, 1), compare "
+         "it with the whole row (broadcasting gives (N, C)) and count the larger ones along dim 1.")
+_name = "label_rank(logits, labels) for 3 rows of 4 classes"
+with checks.explain_errors({"must match the size": "[mc:rank.row-values-as-columns] One value per "
+                                                   "row, shape (N,), lines up with the COLUMNS of "
+                                                   "an (N, C) tensor: make it a column, (N, 1), "
+                                                   "with unsqueeze(1) or keepdim.",
+                            "": _hint}, _name):
+    _got = label_rank(_logits, _labels)
+with checks.because("[mc:rank.shape] One integer per row: an integer tensor of shape (N,)."):
+    checks.expect_type(_got, torch.Tensor, _name)
+    checks.expect_shape(_got, (3,), _name)
+    checks.expect_true(not _got.is_floating_point(), f"{_name} has dtype {_got.dtype}, not an integer one.")
+_at = _logits[torch.arange(3), _labels].unsqueeze(1)
+checks.reject(_got, {
+    _logits.argsort(dim=1, descending=True)[torch.arange(3), _labels]:
+        "[mc:rank.argsort-is-not-rank] argsort's entry j is the column of the j-th largest value, "
+        "not the rank of column j: count the logits larger than the label's instead.",
+    (_logits >= _at).sum(dim=1):
+        "[mc:rank.counts-itself] >= counts the label's own logit too: the top label must get 0.",
+    (_logits < _at).sum(dim=1):
+        "[mc:rank.direction] This counts the SMALLER logits: the rank counts the larger ones."},
+    _name)
 ### BEGIN HIDDEN TESTS
-_l = torch.randn(5, 4, generator=torch.Generator().manual_seed(5))
-checks.expect_true(torch.equal(picked, torch.stack([_l[0, 3], _l[1, 0], _l[2, 2], _l[3, 2], _l[4, 1]])),
-                   "[mc:gather.pairing] Entry i must be logits_5[i, labels_5[i]] (row i, the "
-                   "column its label names).")
+_g = torch.Generator().manual_seed(7)
+for _n, _c in [(5, 5), (6, 3), (1, 4), (4, 1)]:       # N = C hides a row/column mix-up
+    _l = torch.randn(_n, _c, generator=_g)
+    _y = torch.randint(0, _c, (_n,), generator=_g)
+    _want = torch.stack([(_l[i] > _l[i, _y[i]]).sum() for i in range(_n)])
+    _name = f"label_rank on ({_n}, {_c}) logits"
+    with checks.explain_errors({"": _hint}, _name):
+        _got = label_rank(_l, _y)
+    checks.expect_true(isinstance(_got, torch.Tensor) and _got.shape == (_n,)
+                       and torch.equal(_got.long(), _want), f"{_name} is wrong. {_hint}")
+_top = torch.eye(3) * 2                                  # each label is its row's largest: 0
+checks.expect_true(torch.equal(label_rank(_top, torch.arange(3)).long(), torch.zeros(3, dtype=torch.long)),
+                   "A label whose logit is the row's largest has rank 0. [mc:rank.counts-itself]")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1100,13 +1293,23 @@ print("fix:", (param * 2).detach().cpu().numpy())
 # ## Summary
 #
 # - A tensor is storage + shape + strides + offset; element $i$ sits at
-#   offset + $\sum_k i_k s_k$, and contiguous means row-major strides.
+#   offset + $\sum_k i_k s_k$, and contiguous means the strides of a fresh tensor of its
+#   shape (row-major), wherever it starts.
 # - View-type ops (`view`, `transpose`, `permute`, slicing, `expand`) share storage;
-#   `clone`, fancy indexing, masks and a `reshape` that cannot view all copy.
-# - Broadcasting aligns on the right and needs equal sizes or 1; check shapes before a
-#   reduction, because an outer product raises no error.
+#   `clone`, fancy indexing, masks and a `reshape` that cannot view all copy. Two views of
+#   one storage touch only where they use the same cells.
+# - Broadcasting aligns on the right and needs equal sizes or 1; a stretched axis is a
+#   stride 0, so nothing is copied. Check shapes before a reduction or a comparison: an
+#   outer product raises no error.
 # - Trailing underscores write in place; `from_numpy`/`.numpy()` share memory;
-#   `.detach().cpu().numpy()` works for any tensor; pick the device once.
+#   `.detach().cpu().numpy()` works for any tensor, and `.copy()` makes it a snapshot; pick
+#   the device once.
 #
 # **Next:** 02_autograd shows what PyTorch records when tensors flow through operations,
 # and how `.backward()` turns that record into gradients.
+#
+# **Run time.** The cell below says how long this notebook took from its first cell to here
+# (`benchmarks/notebooks.py` measures the same, top to bottom, without a browser).
+
+# %%
+print(f"this notebook ran in {time.perf_counter() - notebook_started:.1f} s")

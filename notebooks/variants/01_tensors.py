@@ -5,24 +5,46 @@ message carries). Every wrong-answer class the issue-10 review found is one entr
 """
 
 WRONG = {
-    "01_tensors-quiz-dtype": [('quiz_dtype = "float16"', "65504", "dtype.float16-range")],
+    "01_tensors-quiz-dtype": [
+        ("quiz_dtype = (1001.0, math.inf)", "7 fraction bits", "dtype.bfloat16-step"),
+        ("quiz_dtype = (1000.0, 70000.0)", "overflows to inf", "dtype.float16-range"),
+        ("quiz_dtype = (1004.0, math.inf)", "NEAREST", "dtype.round-nearest"),
+        ("quiz_dtype = (1000.0, 65504.0)", "does not stop", "dtype.saturate"),
+        # not in the table: the hidden test names it
+        ("quiz_dtype = (1000.0, 100000.0)", "2¹⁶ = 65536", "dtype.float16-range"),
+        ("quiz_dtype = 1000.0", "should be a tuple", None),
+    ],
     "01_tensors-quiz-offset": [
-        ("quiz_offset = 7", "reverse order", "strides.reversed-order"),
+        ("quiz_offset = 7", "transpose swaps them", "strides.transpose-keeps-strides"),
+        ("quiz_offset = 6", "FRESH (5, 4) tensor", "strides.assume-contiguous"),
         ("quiz_offset = 3", "not simply added", "strides.add-indices"),
         ("quiz_offset = 2", "not multiplied together", "strides.multiply-indices"),
+        ("quiz_offset = 9", "swaps them to (1, 5)", "strides.offset-formula"),
     ],
     "01_tensors-quiz-contiguous": [
-        ("quiz_contiguous = True", "jumps over", "strides.slice-is-contiguous")],
+        ("quiz_contiguous = (True, True, True, True)", "keeps its base's strides",
+         "strides.slice-is-contiguous"),
+        ("quiz_contiguous = (False, False, True, False)", "offset does not matter",
+         "strides.offset-breaks-contiguity"),
+        ("quiz_contiguous = (True, False, False, False)", "swaps them back",
+         "strides.transpose-sticks"),
+        ("quiz_contiguous = (True, False, True, True)", "every other row", "strides.step-slice"),
+        ("quiz_contiguous = (False, True, True, False)", "the offset does not matter",
+         "strides.offset-breaks-contiguity"),
+        ("quiz_contiguous = False", "should be a tuple", None),
+    ],
     "01_tensors-quiz-broadcast": [
         ("quiz_numel = 14", "does not add up", "broadcast.numel-add"),
         ("quiz_numel = 9", "multiplied to count", "broadcast.numel-add"),
         ("quiz_numel = 12", "not simply the larger operand", "broadcast.bigger-operand"),
         ("quiz_numel = 6", "missing leading axis", "broadcast.drop-leading"),
+        ("quiz_numel = 8", "every axis takes the larger size", "broadcast.rule"),
     ],
     "01_tensors-quiz-failing-axis": [
         ("quiz_failing_axis = -1", "a size 1 stretches", "broadcast.one-is-mismatch"),
         ("quiz_failing_axis = -3", "aligned the shapes on the left", "broadcast.align-left"),
-        ("quiz_failing_axis = 1", "count from the right", "broadcast.axis-counting"),
+        ("quiz_failing_axis = 1", "you counted from the left", "broadcast.axis-counting"),
+        ("quiz_failing_axis = -4", "the first pair that differs", "broadcast.rule"),
     ],
     "01_tensors-strides": [
         ("def row_major_strides(shape):\n"
@@ -48,22 +70,6 @@ WRONG = {
          "        pos = pos * shape[k] + i\n"
          "    return t.storage_offset() + pos\n", "strides of a contiguous tensor",
          "strides.assume-contiguous"),
-    ],
-    "01_tensors-views": [
-        ("def shares_storage(a, b):\n"
-         "    return a.data_ptr() == b.data_ptr()\n", "compare the storages", "views.data-ptr"),
-        ("def shares_storage(a, b):\n"
-         "    return torch.equal(a, b)\n", "equal values do not mean shared memory",
-         "views.equal-values"),
-        ("def shares_storage(a, b):\n"
-         "    a0, b0 = a.data_ptr(), b.data_ptr()\n"
-         "    a1 = a0 + a.numel() * a.element_size()\n"
-         "    b1 = b0 + b.numel() * b.element_size()\n"
-         "    return a0 < b1 and b0 < a1\n", "ranges do not overlap", "views.overlap"),
-        ("def shares_storage(a, b):\n"
-         "    start = b.data_ptr()\n"
-         "    return start <= a.data_ptr() < start + b.numel() * b.element_size()\n",
-         "must not depend on the argument order", "views.one-direction"),
     ],
     "01_tensors-permute-view": [
         ("def columns_flat(m):\n"
@@ -95,13 +101,6 @@ WRONG = {
          "    b = (1,) * (n - len(b)) + tuple(b)\n"
          "    return tuple(max(x, y) for x, y in zip(a, b))\n", "refuses them",
          "broadcast.mismatch-allowed"),
-    ],
-    "01_tensors-outer": [
-        ("mse_fixed = ((pred_64 - target_64) ** 2).mean()", "outer product", "broadcast.outer-product"),
-        ("mse_fixed = ((pred_64 - target_64) ** 2).mean(dim=0)", "outer product",
-         "broadcast.outer-product"),
-        ("mse_fixed = ((pred_64 - target_64.squeeze(1)) ** 2).sum()", "the mean divides",
-         "mse.sum-not-mean"),
     ],
     "01_tensors-pairwise": [
         ("def pairwise_sq_dists(a, b):\n"
@@ -137,26 +136,100 @@ WRONG = {
         ("def relu_copy(x):\n"
          "    return x.clamp(max=0)\n", "caps values from above", "relu.clamp-direction"),
     ],
+    "01_tensors-cells": [
+        ("def shares_cells(a, b):\n"
+         "    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()\n",
+         "different cells", "views.same-storage-same-cells"),
+        ("def shares_cells(a, b):\n"
+         "    if a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr():\n"
+         "        return False\n"
+         "    def span(t):\n"
+         "        first = t.storage_offset()\n"
+         "        last = first + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))\n"
+         "        return first, last\n"
+         "    (a0, a1), (b0, b1) = span(a), span(b)\n"
+         "    return a0 <= b1 and b0 <= a1\n", "ranges overlap", "views.range-overlap"),
+        ("def shares_cells(a, b):\n"
+         "    return a.data_ptr() == b.data_ptr()\n", "data_ptr", "views.data-ptr"),
+        ("def shares_cells(a, b):\n"
+         "    def cells(t):\n"
+         "        return {t.storage_offset() + sum(i * s for i, s in zip(ix, t.stride()))\n"
+         "                for ix in np.ndindex(*t.shape)}\n"
+         "    return bool(cells(a) & cells(b))\n", "ANOTHER storage", "views.storage-identity"),
+    ],
+    "01_tensors-accuracy": [
+        ("def accuracy(logits, labels):\n"
+         "    return (logits.argmax(dim=1) == labels).float().mean().item()\n",
+         "(N, N) table", "broadcast.outer-product"),
+        ("def accuracy(logits, labels):\n"
+         "    return (logits.argmax(dim=1) == labels.squeeze(1)).float().mean().item()\n",
+         "squeeze(1) fails", "broadcast.labels-both-shapes"),
+        ("def accuracy(logits, labels):\n"
+         "    return (logits.argmax(dim=1) == labels.reshape(-1)).float().sum().item()\n",
+         "number of matches", "accuracy.count-not-fraction"),
+        ("def accuracy(logits, labels):\n"
+         "    return (logits.argmax(dim=1) == labels.reshape(-1)).float().mean()\n",
+         "Python float", "accuracy.float"),
+        ("def accuracy(logits, labels):\n"
+         "    return (logits.argmax(dim=0) == labels.reshape(-1)).float().mean().item()\n",
+         "argmax over dim 0", "accuracy.argmax-dim"),
+    ],
     "01_tensors-numpy": [
-        ("def to_numpy(t):\n"
-         "    return t.numpy()\n", "detach", "numpy.needs-detach"),
-        ("def to_numpy(t):\n"
-         "    return t.detach().numpy()\n", "copy it with .cpu() first", "numpy.gpu-needs-cpu"),
-        ("def to_numpy(t):\n"
+        ("def snapshot(t):\n"
+         "    return t.detach().cpu().numpy()\n", "shares the tensor's memory", "numpy.shares-memory"),
+        ("def snapshot(t):\n"
+         "    return t.numpy().copy()\n", "detach", "numpy.needs-detach"),
+        ("def snapshot(t):\n"
+         "    return t.detach().numpy().copy()\n", "copy it with .cpu() first", "numpy.gpu-needs-cpu"),
+        ("def snapshot(t):\n"
          "    return t.detach().cpu().numpy().astype('float64')\n", "keeps the tensor's dtype",
          "numpy.dtype-kept"),
     ],
-    "01_tensors-gather": [
-        ("picked = logits_5[:, labels_5]", "every row", "gather.every-row"),
-        ("picked = logits_5.max(dim=1).values", "largest logits", "gather.max-not-label"),
-        ("picked = logits_5.gather(1, labels_5.unsqueeze(1))", "squeeze(1)", "gather.keep-index-dim"),
-        ("picked = logits_5[labels_5]", "whole ROWS", "gather.rows-not-columns"),
+    "01_tensors-rank": [
+        ("def label_rank(logits, labels):\n"
+         "    order = logits.argsort(dim=1, descending=True)\n"
+         "    return order[torch.arange(len(labels)), labels]\n", "argsort's entry j",
+         "rank.argsort-is-not-rank"),
+        ("def label_rank(logits, labels):\n"
+         "    return (logits >= logits.gather(1, labels[:, None])).sum(1)\n", "own logit too",
+         "rank.counts-itself"),
+        ("def label_rank(logits, labels):\n"
+         "    at_label = logits[torch.arange(len(labels)), labels]\n"
+         "    return (logits > at_label).sum(1)\n", "lines up with the COLUMNS",
+         "rank.row-values-as-columns"),
+        ("def label_rank(logits, labels):\n"
+         "    return (logits < logits.gather(1, labels[:, None])).sum(1)\n", "SMALLER logits",
+         "rank.direction"),
+        ("def label_rank(logits, labels):\n"
+         "    return (logits > logits.gather(1, labels[:, None])).float().mean(1)\n",
+         "integer tensor", "rank.shape"),
     ],
 }
 
 # Other correct answers (a loop for a vectorised form, reshape for view, ...): full marks.
 ALTERNATIVE = {
-    "01_tensors-quiz-dtype": "import torch\nquiz_dtype = torch.bfloat16",
+    "01_tensors-quiz-dtype": "quiz_dtype = [1000, float('inf')]",
+    "01_tensors-quiz-contiguous": "quiz_contiguous = [True, False, True, False]",
+    "01_tensors-cells": (
+        "def shares_cells(a, b):\n"
+        "    if a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr():\n"
+        "        return False\n"
+        "    def cells(t):\n"
+        "        numbered = torch.arange(t.untyped_storage().nbytes() // t.element_size())\n"
+        "        view = numbered.as_strided(t.shape, t.stride(), t.storage_offset())\n"
+        "        return set(view.flatten().tolist())\n"
+        "    return len(cells(a) & cells(b)) > 0\n"),
+    "01_tensors-accuracy": (
+        "def accuracy(logits, labels):\n"
+        "    hits = logits.argmax(dim=1) == labels.flatten()\n"
+        "    return hits.sum().item() / len(hits)\n"),
+    "01_tensors-numpy": (
+        "def snapshot(t):\n"
+        "    return t.detach().clone().cpu().numpy()\n"),
+    "01_tensors-rank": (
+        "def label_rank(logits, labels):\n"
+        "    ranks = logits.argsort(dim=1, descending=True).argsort(dim=1)\n"
+        "    return ranks[torch.arange(len(labels)), labels]\n"),
     "01_tensors-strides": (
         "import math\n"
         "def row_major_strides(shape):\n"
@@ -167,11 +240,6 @@ ALTERNATIVE = {
         "    for k in range(t.dim()):\n"
         "        position += index[k] * t.stride(k)\n"
         "    return position\n"),
-    "01_tensors-views": (
-        "def shares_storage(a, b):\n"
-        "    root_a = a if a._base is None else a._base\n"
-        "    root_b = b if b._base is None else b._base\n"
-        "    return root_a is root_b\n"),
     "01_tensors-permute-view": (
         "def columns_flat(m):\n"
         "    return m.t().contiguous().view(-1)\n"),
@@ -181,9 +249,6 @@ ALTERNATIVE = {
         "        return tuple(torch.broadcast_shapes(tuple(a), tuple(b)))\n"
         "    except RuntimeError as error:\n"
         "        raise ValueError(str(error)) from None\n"),
-    "01_tensors-outer": (
-        "import torch.nn.functional as F\n"
-        "mse_fixed = F.mse_loss(pred_64.unsqueeze(1), target_64).item()"),
     "01_tensors-pairwise": (
         "def pairwise_sq_dists(a, b):\n"
         "    out = torch.zeros(len(a), len(b))\n"
@@ -200,8 +265,4 @@ ALTERNATIVE = {
         "    y = x.clone()\n"
         "    y[y < 0] = 0\n"
         "    return y\n"),
-    "01_tensors-numpy": (
-        "def to_numpy(t):\n"
-        "    return t.detach().to('cpu').numpy().copy()\n"),
-    "01_tensors-gather": "picked = logits_5.gather(1, labels_5.unsqueeze(1)).squeeze(1)",
 }
