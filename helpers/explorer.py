@@ -26,8 +26,9 @@ What every instrument gets from it:
 * **A reopened notebook shows the picture.** The display bundle also carries the figure
   as a 2x PNG (safe, so shown even in an untrusted notebook), so nbconvert, nbmake and any
   front end without widgets show it; with the lab's saved widget state (lab/ config) a reopened notebook shows the
-  last picture; a view whose kernel is gone (restart, reopened notebook) says to run the
-  cell again instead of showing broken-link icons. Re-running a cell closes the explorers
+  last picture; a view whose kernel is gone (restart, reopened notebook) says exactly which
+  cells to run (this one, after the earlier cells that define what it uses, named by their
+  first lines: helpers.rerun) instead of showing broken-link icons. Re-running a cell closes the explorers
   that cell made before, so that saved widget state does not pile up.
 
 ``compute()`` (model + draw, timed in ``timings``), ``render()`` (the bytes the image widget
@@ -57,6 +58,8 @@ from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
+from helpers import rerun
+
 FIGSIZE = (7.5, 3.6)
 CSS_DPI = 96          # matplotlib inches -> CSS pixels, as browsers count them
 PNG_SCALE = 2         # device pixels per CSS pixel for image_format="png"
@@ -65,8 +68,9 @@ ENTER_HINT = "Type in a box, then press Enter to apply it."
 # Set to a process id, that process checks every setting's picture with helpers.picture_check
 # (tests/conftest.py sets it to pytest's own: a kernel that inherits it has another id).
 CHECK_PICTURES = "COURSE_CHECK_PICTURES"
-OFFLINE_HINT = ("This picture is the last one drawn: run this cell again to use the controls "
-                "(the kernel that held them has restarted or the notebook was reopened).")
+# shown when the kernel is gone; what to run is read from the kernel's history (helpers.rerun)
+OFFLINE_HINT = ("This picture is the last one drawn; its controls stopped with the kernel "
+                "(a restart, or the notebook reopened): {what}.")
 
 # Shipped inside the widget (an HTML child), so that it also styles a view restored from
 # saved state, and goes away with the widget.
@@ -129,7 +133,8 @@ class Explorer(widgets.VBox):
         self.links: list = []  # kernel-side links of sliders to their number boxes
         head = [widgets.HTML(STYLE + (f"<b class='course-explorer-title'>{html.escape(title)}</b>"
                                       if title else ""))]
-        offline = widgets.HTML(f"<div class='course-explorer-offline'>{html.escape(OFFLINE_HINT)}</div>")
+        self.offline_hint = OFFLINE_HINT.format(what=rerun.hint())
+        offline = widgets.HTML(f"<div class='course-explorer-offline'>{html.escape(self.offline_hint)}</div>")
         shown = [self._with_number_box(c) if typed_sliders else c for c in self.controls.values()]
         panel = widgets.HBox(shown, layout=widgets.Layout(flex_flow="row wrap"))
         hints = []
