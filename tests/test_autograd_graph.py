@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 from torch.testing import assert_close
 
 from helpers import autograd_graph as ag
+from helpers.picture_check import problems
 
 OPS = ["add", "sub", "mul", "div", "pow", "exp", "sum", "mean", "relu", "matmul"]
 
@@ -274,8 +275,6 @@ def test_edges_never_cross_a_node(name):
 def test_the_picture_reads_cleanly(name):
     """No label over another, none out of its box or the figure, none over an arrowhead,
     at the explorer's size (issue 30: x = 2.3 overflowed its box, labels hid arrowheads)."""
-    from figure_text import problems
-
     fig = Figure(figsize=(8, 3.8), dpi=96)
     ag.draw_graph(GRAPHS[name](), ax=fig.add_subplot())
     assert problems(fig) == []

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import broadcasting as B
+from helpers.picture_check import problems
 
 sizes = st.sampled_from([0, 1, 1, 2, 3, 4])
 shapes = st.lists(sizes, max_size=4).map(tuple)
@@ -155,8 +156,6 @@ def test_strides_as_broadcast_are_torchs(pair):
 def test_the_picture_reads_cleanly(a, b):
     """No text over other text, out of its cell or out of the figure, at the explorer's size;
     the heading starts at the top (issue 30: an empty band sat above it)."""
-    from figure_text import problems
-
     explorer = B.explore(a=a, b=b)
     assert problems(explorer.figure) == []
     tops = [t.get_window_extent().y1 for t in explorer.figure.texts]

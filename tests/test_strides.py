@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import strides as S
+from helpers.picture_check import problems
 
 shapes = st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple)
 
@@ -240,8 +241,6 @@ def test_the_picture_reads_cleanly(kwargs):
     squares edge to edge)."""
     import matplotlib
     matplotlib.use("Agg")
-    from figure_text import problems
-
     explorer = S.explore(**kwargs)
     assert explorer.error is None
     assert problems(explorer.figure) == []
