@@ -198,8 +198,9 @@ def draw_anatomy(anatomy: Anatomy, ax=None, upto: int | None = None):
     states = anatomy.states
     shown = len(states) if upto is None else max(1, min(upto, len(states)))
     columns = ["#", "line (iteration: code)", "graph", "weight.grad", "bias.grad", "Δ weight", "Δ bias"]
-    xs = [0.0, 0.03, 0.275, 0.405, 0.585, 0.72, 0.82]
-    ends = xs[1:] + [0.92]
+    # the highlight box of the newest row spans 0.0..0.935, the text starts 0.008 inside it
+    xs = [0.008, 0.038, 0.283, 0.413, 0.593, 0.728, 0.828]
+    ends = xs[1:] + [0.928]
     rows = len(states) + 1
     height = 1.0 / (rows + 0.5)
     size = 9
@@ -211,7 +212,7 @@ def draw_anatomy(anatomy: Anatomy, ax=None, upto: int | None = None):
         faded = i >= shown
         alpha = 0.25 if faded else 1.0
         if i == shown - 1:
-            ax.add_patch(_box(ax, -0.005, y - height / 2, 0.93, height, "#fff7e0", 1.0, edge="#e09000"))
+            ax.add_patch(_box(ax, 0.0, y - height / 2, 0.935, height, "#fff7e0", 1.0, edge="#e09000"))
         if state.graph_nodes == 0:
             graph = "no graph"
         else:

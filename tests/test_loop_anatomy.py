@@ -63,6 +63,20 @@ def test_step_before_backward_never_moves_the_weights():
     assert all(s.param(n).moved == 0.0 for s in anatomy.states for n in ("weight", "bias"))
 
 
+def test_step_at_the_top_uses_the_previous_iterations_gradient():
+    """The order of 04's step-top quiz: every step after the first moves the weights by the
+    gradient the previous iteration's backward left, computed at the weights of then."""
+    anatomy = la.record("step, zero_grad, forward, loss, backward", iterations=3, lr=0.1)
+    steps = [s for s in anatomy.states if s.line == "step"]
+    assert steps[0].param("weight").grad == "None" and steps[0].param("weight").moved == 0.0
+    w, b = start()
+    (gw, gb), _ = reference_grads(w, b)           # iteration 1's backward, at the start
+    for step in steps[1:]:
+        torch.testing.assert_close(step.param("weight").value, w - 0.1 * gw)
+        w, b = w - 0.1 * gw, b - 0.1 * gb
+        (gw, gb), _ = reference_grads(w, b)       # this iteration's backward, after its step
+
+
 def test_zero_grad_to_zeros_keeps_tensors():
     anatomy = la.record(la.LINES, iterations=2, set_to_none=False)
     again = anatomy.states[5]

@@ -7,18 +7,30 @@
 # an error message: the loop runs and the model quietly fails to learn. This notebook
 # takes the loop apart line by line, trains a real classifier on handwritten digits while
 # you watch its loss curves, and then adds what a loop needs in practice: evaluation,
-# early stopping, clipping, NaN detection, checkpoints, gradient accumulation and mixed
-# precision.
+# learning-rate schedules, weight-decay groups, early stopping, clipping, NaN detection,
+# checkpoints that resume exactly, gradient accumulation and mixed precision.
 #
 # **You will learn to**
 # - write the five steps in the right order and say what each leaves behind;
-# - feed `CrossEntropyLoss` what it expects (raw logits, int64 class indices);
-# - evaluate with `eval()` and `no_grad()`, and log with `.item()`;
-# - stop early, clip gradients, stop on a NaN, checkpoint and resume exactly;
-# - debug with "overfit one batch", accumulate gradients, and use `torch.autocast`.
+# - predict what SGD, momentum, Adam and AdamW do to a weight;
+# - feed `CrossEntropyLoss` what it expects (raw logits, int64 class indices) and check
+#   that an untrained model's first loss is about ln C;
+# - evaluate with `eval()` and `no_grad()`, restore every submodule's mode afterwards, and
+#   log with `.item()` (knowing what it costs on a GPU);
+# - schedule the learning rate (`torch.optim.lr_scheduler`, warm-up, one-cycle) and keep
+#   weight decay off biases and normalisation weights (parameter groups);
+# - stop early without losing the best weights, clip gradients, stop on a non-finite loss;
+# - checkpoint a run so that it resumes exactly, and say what "exactly" requires;
+# - debug with "overfit one batch", accumulate gradients, use `torch.autocast`, and know
+#   when `GradScaler` is needed.
 #
 # **Prerequisites:** 01 (tensors), 02 (autograd: `.grad` accumulates), 03 (`nn.Module`,
-# `parameters()`, `state_dict`, `train()`/`eval()`).
+# `parameters()`, `state_dict`, `train()`/`eval()` and restoring a model's mode).
+#
+# **How this notebook works.** Quick quizzes ask you to *predict* before a cell shows the
+# answer; numbered exercises (points in the heading) are graded, and a failing test says
+# what you probably believed. **Run time:** about 25 s top to bottom on a 2-core CPU (the
+# last cell prints the time this run took).
 
 # %%
 import copy
@@ -28,7 +40,9 @@ import tempfile
 import time
 
 import torch
+import torch.nn.functional as F
 from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
 from tqdm.auto import tqdm
 
 import helpers.loop_anatomy
@@ -37,10 +51,31 @@ from helpers import checks
 
 notebook_start = time.perf_counter()
 torch.manual_seed(0)
-torch.use_deterministic_algorithms(True)  # the same numbers on every run of this page
-torch.set_num_threads(1)  # these models are small: a second thread only waits for a busy core
+torch.use_deterministic_algorithms(True)
+torch.set_num_threads(1)
 
 # %% [markdown]
+# The last two lines of that cell make this page's numbers the same on every run, which
+# section 9 relies on. Floating-point addition is not associative, so a sum's last bits
+# depend on the order in which it is added up, and a sum split across threads is added up
+# in another order:
+
+# %%
+print("(0.1 + 0.2) + 0.3 == 0.1 + (0.2 + 0.3):", (0.1 + 0.2) + 0.3 == 0.1 + (0.2 + 0.3))
+values = torch.rand(100_000, generator=torch.Generator().manual_seed(0))
+for threads in (1, 2):
+    torch.set_num_threads(threads)
+    print(f"the same float32 sum computed with {threads} thread(s): {values.sum().item()}")
+torch.set_num_threads(1)
+
+# %% [markdown]
+# Some kernels, mostly on GPUs (`scatter_add_` and `index_add_` on CUDA, for instance),
+# add in whatever order their threads finish, so two runs can differ in the last bits and
+# then drift apart. `torch.use_deterministic_algorithms(True)` makes PyTorch choose an
+# implementation that gives the same bits every time, or raise an error where it has none.
+# This page also keeps the number of threads at one (and these models are so small that a
+# second thread would mostly wait for a busy core).
+#
 # ## 1. The five steps
 #
 # One iteration of training is:
@@ -88,36 +123,121 @@ sgd.step()
 print(f"after one step: θ = {theta.item():.4f}   (2.0 − 0.2 × 3.0 = {2.0 - 0.2 * 3.0:.4f})")
 
 # %% [markdown]
-# **Quick quiz.** θ = 1.0, its gradient is −2.0, and SGD runs with lr = 0.5. What is θ
-# after one `step()`? Put the number in `answer_sgd_theta`.
+# **Quick quiz.** Now the loss is θ², whose gradient 2θ changes as θ moves. Start again at
+# θ = 2.0 and run SGD with lr = 0.75: three iterations of `zero_grad`, forward, loss,
+# `backward`, `step`. What is θ after the third step? Put the number in
+# `answer_sgd_theta`.
 
 # %% solution 04_training_loop-quiz-sgd
 ### BEGIN SOLUTION
-answer_sgd_theta = 2.0
+answer_sgd_theta = -0.25
 ### END SOLUTION
 
 # %% test 04_training_loop-quiz-sgd-test points=1
-checks.reject_close(answer_sgd_theta, {
-    0.0: "[mc:sgd.step-adds-gradient] The step goes against the gradient: θ − η·g, and with "
-         "a negative gradient that increases θ.",
-    -1.0: "[mc:sgd.forgets-theta] The update changes θ by −η·g; it does not replace θ with it.",
-}, "answer_sgd_theta")
+with checks.because("[mc:sgd.gradient-fixed] Recompute the gradient 2θ at every step."):
+    checks.answer("04_training_loop-quiz-sgd", answer_sgd_theta, "answer_sgd_theta", kind=float)
 ### BEGIN HIDDEN TESTS
-_theta = nn.Parameter(torch.tensor(1.0))
-_theta.grad = torch.tensor(-2.0)
-torch.optim.SGD([_theta], lr=0.5).step()
-checks.expect_close(answer_sgd_theta, _theta.item(), "answer_sgd_theta",
-                    hint="[mc:sgd.step-adds-gradient] θ ← θ − η·g.")
+_theta = nn.Parameter(torch.tensor(2.0))
+_opt = torch.optim.SGD([_theta], lr=0.75)
+for _ in range(3):
+    _opt.zero_grad()
+    (_theta ** 2).backward()
+    _opt.step()
+checks.expect_true(math.isclose(answer_sgd_theta, _theta.item(), abs_tol=1e-4),
+                   "[mc:sgd.gradient-fixed] Each step uses the gradient at the current θ: "
+                   "θ ← θ − 0.75·2θ, three times.")
 ### END HIDDEN TESTS
 
+# %% wrong 04_training_loop-quiz-sgd
+{
+    -7: "[mc:sgd.gradient-fixed] That keeps the first gradient (4.0) for all three steps: "
+        "backward computes 2θ again at the new θ each time.",
+    0.25: "[mc:sgd.no-overshoot] The size is right but not the sign: with lr·2 = 1.5 each "
+          "step jumps past the minimum at 0 to the other side.",
+    31.25: "[mc:sgd.step-adds-gradient] The step goes against the gradient, θ − η·g: "
+           "adding it climbs the loss.",
+    -1: "[mc:sgd.step-count] That is θ after one step; the question asks after three.",
+    0.5: "[mc:sgd.step-count] That is θ after two steps; the question asks after three.",
+}
+
 # %% [markdown]
+# Run it:
+
+# %%
+theta = nn.Parameter(torch.tensor(2.0))
+sgd = torch.optim.SGD([theta], lr=0.75)
+for step in range(1, 4):
+    sgd.zero_grad()
+    (theta ** 2).backward()
+    grad = theta.grad.item()
+    sgd.step()
+    print(f"step {step}: gradient {grad:+.2f}, θ becomes {theta.item():+.4f}")
+for lr in (0.25, 1.25):
+    theta = nn.Parameter(torch.tensor(2.0))
+    sgd = torch.optim.SGD([theta], lr=lr)
+    for _ in range(3):
+        sgd.zero_grad()
+        (theta ** 2).backward()
+        sgd.step()
+    print(f"lr {lr}: θ after three steps {theta.item():+.4f}")
+
+# %% [markdown]
+# Compare with your answer. Each step multiplies θ by 1 − 2·lr: with lr 0.75 that is
+# −0.5, so θ jumps across the minimum at 0 every step and shrinks by half. With lr 0.25 it
+# creeps towards 0 from one side; with lr 1.25 the factor is −1.5, so θ grows with every
+# step: the loss diverges. The same gradient, three behaviours, set by the learning rate
+# alone.
+#
 # ### Momentum, Adam and AdamW
 #
-# Other optimizers change only step 5. **Momentum** keeps a decaying sum of past
-# gradients (buffer ← 0.9·buffer + grad) and steps along it. **Adam** divides each gradient by a running estimate of its size,
-# so its steps have roughly the size of the learning rate whatever the gradient's scale.
-# **AdamW** is Adam plus weight decay applied to the weights directly (θ shrinks by
-# lr·wd·θ each step), not mixed into the gradient. One step from θ = 2.0 with lr 0.2:
+# Other optimizers change only step 5. **Momentum** keeps a buffer of past gradients,
+# b ← μ·b + g, and steps along it: θ ← θ − η·b. Under a gradient that stays the same, b
+# grows towards g / (1 − μ), so with μ = 0.9 the steps grow towards ten times plain
+# SGD's. The buffer is part of the optimizer's state; here it is, read from
+# `optimizer.state`:
+
+# %%
+w = nn.Parameter(torch.tensor(0.0))
+heavy = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+moves = []
+for _ in range(30):
+    w.grad = torch.tensor(1.0)             # the same gradient at every step
+    before = w.item()
+    heavy.step()
+    moves.append(before - w.item())
+print("sizes of the first five steps:", [round(m, 3) for m in moves[:5]])
+print(f"size of step 30: {moves[-1]:.3f}   | buffer: {heavy.state[w]['momentum_buffer'].item():.3f}"
+      f"   | limit lr / (1 − μ) = {0.1 / (1 - 0.9):.3f}")
+
+# %% [markdown]
+# On a valley that is steep in one direction and shallow in the other, plain SGD must
+# keep its rate small enough for the steep direction and then crawls along the shallow
+# one; momentum builds up speed along the shallow direction while its swings across the
+# steep one partly cancel. On the loss 10·x² + 0.1·y², each SGD step multiplies x by
+# 1 − 20·lr, so above lr = 0.1 x grows. Both optimizers get 100 steps at lr 0.09:
+
+# %%
+def valley_run(momentum, lr=0.09, steps=100):
+    point = nn.Parameter(torch.tensor([1.0, 1.0]))
+    opt = torch.optim.SGD([point], lr=lr, momentum=momentum)
+    for _ in range(steps):
+        opt.zero_grad()
+        (10 * point[0] ** 2 + 0.1 * point[1] ** 2).backward()
+        opt.step()
+    return point.detach()
+
+
+for momentum in (0.0, 0.9):
+    end = valley_run(momentum)
+    print(f"momentum {momentum}: ends at x = {end[0].item():+.5f}, y = {end[1].item():+.5f}"
+          f"   (distance to the minimum {end.norm().item():.4f})")
+print(f"plain SGD at lr 0.11: x after 100 steps = {valley_run(0.0, lr=0.11)[0].item():.3g}")
+
+# %% [markdown]
+# **Adam** divides each gradient by a running estimate of its size, so its steps have
+# roughly the size of the learning rate whatever the gradient's scale. **AdamW** is Adam
+# plus weight decay applied to the weights directly (θ shrinks by lr·wd·θ each step), not
+# mixed into the gradient. One step from θ = 2.0 with lr 0.2:
 
 # %%
 def one_step(make_optimizer, grad):
@@ -142,75 +262,127 @@ for name, make in [("SGD", lambda ps: torch.optim.SGD(ps, lr=0.2)),
 #
 # ### The loop, line by line
 #
-# The instrument below runs two iterations of the five lines on a real `nn.Linear(2, 1)`
-# with SGD (lr 0.1), and after each line reads from torch: how many autograd nodes the
-# newest graph has and whether backward has freed it, each parameter's `.grad` (None,
-# zeros or values), and how far the line moved each parameter. Type another order in
-# the box (drop a line, or swap two) and move "show rows" to step through it.
+# **Quick quiz.** A loop forgets `zero_grad`. Its loss is 2·w, so each `backward`
+# computes a gradient of 2.0. Starting at w = 1.0, four iterations of forward, loss,
+# `backward`, `step` run with SGD (lr 0.1). What is w afterwards? Put the number in
+# `answer_no_zero_grad_w`.
+
+# %% solution 04_training_loop-quiz-no-zero-grad
+### BEGIN SOLUTION
+answer_no_zero_grad_w = -1.0
+### END SOLUTION
+
+# %% test 04_training_loop-quiz-no-zero-grad-test points=1
+with checks.because("[mc:loop.grad-overwritten] Follow what .grad holds at each step."):
+    checks.answer("04_training_loop-quiz-no-zero-grad", answer_no_zero_grad_w,
+                  "answer_no_zero_grad_w", kind=float)
+### BEGIN HIDDEN TESTS
+_w = nn.Parameter(torch.tensor(1.0))
+_opt = torch.optim.SGD([_w], lr=0.1)
+for _ in range(4):
+    (2 * _w).backward()
+    _opt.step()
+checks.expect_true(math.isclose(answer_no_zero_grad_w, _w.item(), abs_tol=1e-4),
+                   "[mc:loop.grad-overwritten] Without zero_grad each backward adds 2.0 to "
+                   ".grad, and each step uses the total so far.")
+### END HIDDEN TESTS
+
+# %% wrong 04_training_loop-quiz-no-zero-grad
+{
+    0.2: "[mc:loop.grad-overwritten] That is four steps with a gradient of 2.0 each: "
+         "without zero_grad, backward adds into .grad, so the steps use 2, 4, 6 and 8.",
+    1: "[mc:loop.grad-overwritten] The weights do move: step runs after every backward.",
+    -2: "[mc:loop.grad-doubles] backward adds this iteration's gradient (2.0) to .grad; it "
+        "does not double what .grad already holds.",
+}
+
+# %% [markdown]
+# Run it, printing what `.grad` holds when each step reads it:
+
+# %%
+w = nn.Parameter(torch.tensor(1.0))
+forgetful = torch.optim.SGD([w], lr=0.1)
+for iteration in range(1, 5):
+    (2 * w).backward()                     # no zero_grad before it
+    used = w.grad.item()
+    forgetful.step()
+    print(f"iteration {iteration}: step uses .grad = {used:.1f}, w becomes {w.item():+.2f}")
+
+# %% [markdown]
+# Compare: `.grad` holds 2, 4, 6, 8, so the steps grow although the loss's gradient never
+# changed, and w moves 0.1 × 20 = 2 in all instead of 0.8.
+#
+# The instrument below runs the lines on a real `nn.Linear(2, 1)` with SGD (lr 0.1), two
+# iterations, and after each line reads from torch: how many autograd nodes the newest
+# graph has and whether backward has freed it, each parameter's `.grad` (None, zeros or
+# values), and how far the line moved each parameter. Type another order in the box
+# (drop a line, or swap two) and move "show rows" to step through it.
 #
 # **Try this**
 # 1. With the five steps in order, move "show rows" from 1 to 5. Notice that `.grad`
 #    is None until `backward` and that only `step` moves the weights, by lr × |grad|
 #    (0.1 × |(2.35, −2.70)| ≈ 0.358). Explain why the graph reads "freed" after backward.
 # 2. Drop `zero_grad` (type `forward, loss, backward, step`). Notice row 7, the second
-#    backward: `weight.grad` is now the sum of both iterations' gradients, and the second
-#    step is larger. Explain where the first gradient came from.
+#    backward: `weight.grad` is the sum of both iterations' gradients. Explain why the
+#    second step is larger than the first.
 # 3. Put `step` before `backward` (`zero_grad, forward, loss, step, backward`). Notice
-#    the Δ columns. Explain what `step` finds in `.grad` when it runs.
+#    the Δ columns stay 0. Explain what `step` finds in `.grad` when it runs.
 
 # %%
+import helpers.loop_anatomy  # so that this cell also runs on its own after a restart
+
 helpers.loop_anatomy.explore()
 
 # %% [markdown]
-# **Quick quiz.** A loop forgets `zero_grad`. The loss is 2·w, so the gradient of each
-# iteration's loss is 2.0. Starting at w = 1.0, three iterations of forward, loss,
-# backward, step run with SGD (lr 0.1). What is w afterwards? Put the number in
-# `answer_no_zero_grad_w`.
+# **Quick quiz.** Task 3 put `step` just before `backward`. Another loop puts it at the
+# *top* of each iteration: `step, zero_grad, forward, loss, backward`. In three iterations
+# it calls `step()` three times. How many of those three calls move the weights? Put a
+# whole number in `answer_step_top_moves`.
 
-# %% solution 04_training_loop-quiz-no-zero-grad
+# %% solution 04_training_loop-quiz-step-top
 ### BEGIN SOLUTION
-answer_no_zero_grad_w = -0.2
+answer_step_top_moves = 2
 ### END SOLUTION
 
-# %% test 04_training_loop-quiz-no-zero-grad-test points=1
-checks.reject_close(answer_no_zero_grad_w, {
-    0.4: "[mc:loop.grad-overwritten] That is three steps with a gradient of 2.0 each: "
-         "without zero_grad, backward adds to .grad, so the steps use 2, 4 and 6.",
-    1.0: "[mc:loop.grad-overwritten] The weights do move: step runs after every backward.",
-}, "answer_no_zero_grad_w")
+# %% test 04_training_loop-quiz-step-top-test points=1
+with checks.because("[mc:loop.step-waits-for-backward] Ask what .grad holds when each step runs."):
+    checks.answer("04_training_loop-quiz-step-top", answer_step_top_moves,
+                  "answer_step_top_moves", kind=int, choices=(0, 1, 2, 3))
 ### BEGIN HIDDEN TESTS
-_w = nn.Parameter(torch.tensor(1.0))
-_opt = torch.optim.SGD([_w], lr=0.1)
-for _ in range(3):
-    (2 * _w).backward()
-    _opt.step()
-checks.expect_close(answer_no_zero_grad_w, _w.item(), "answer_no_zero_grad_w", rtol=1e-4,
-                    hint="[mc:loop.grad-overwritten] .grad holds 2, then 4, then 6.")
+_rec = helpers.loop_anatomy.record("step, zero_grad, forward, loss, backward", iterations=3)
+_moved = sum(1 for _s in _rec.states if _s.line == "step" and any(p.moved > 0 for p in _s.params))
+checks.expect_true(answer_step_top_moves == _moved,
+                   "[mc:loop.step-waits-for-backward] step() uses whatever .grad holds when it "
+                   "runs: at the top of an iteration that is the previous iteration's gradient.")
 ### END HIDDEN TESTS
+
+# %% wrong 04_training_loop-quiz-step-top
+{
+    0: "[mc:loop.step-top-frozen] Here zero_grad comes after step, so from the second "
+       "iteration on, step finds the gradient the previous backward left in .grad.",
+    3: "[mc:loop.step-waits-for-backward] step() does not wait for this iteration's "
+       "backward: the first step finds .grad still None and moves nothing.",
+    1: "[mc:loop.step-top-frozen] Only the first step finds .grad empty; every later one "
+       "finds the previous iteration's gradient.",
+}
 
 # %% [markdown]
-# **Quick quiz.** True or false: in a loop whose every iteration runs `zero_grad`,
-# forward, loss, `step`, `backward` in that order (step before backward), SGD never
-# changes the weights. Put `True` or `False` in `answer_step_first_frozen`.
+# The recorder behind the instrument runs three iterations of that order; each `step` row
+# says what `.grad` held and how far the weight moved:
 
-# %% solution 04_training_loop-quiz-step-first
-### BEGIN SOLUTION
-answer_step_first_frozen = True
-### END SOLUTION
+# %%
+top = helpers.loop_anatomy.record("step, zero_grad, forward, loss, backward", iterations=3)
+for state in top.states:
+    if state.line == "step":
+        weight = state.param("weight")
+        print(f"iteration {state.iteration}: step found weight.grad {weight.grad:6s} "
+              f"and moved the weight by {weight.moved:.3f}")
 
-# %% test 04_training_loop-quiz-step-first-test points=1
-checks.expect_type(answer_step_first_frozen, bool, "answer_step_first_frozen")
-checks.reject(answer_step_first_frozen, {
-    False: "[mc:loop.step-waits-for-backward] step() uses whatever .grad holds when it runs: "
-           "zero_grad has just set it to None, and SGD skips parameters whose .grad is None. "
-           "The gradient backward computes is then erased by the next zero_grad.",
-}, "answer_step_first_frozen")
-### BEGIN HIDDEN TESTS
-_rec = helpers.loop_anatomy.record("zero_grad, forward, loss, step, backward", iterations=3)
-checks.expect_equal(answer_step_first_frozen,
-                    all(p.moved == 0 for s in _rec.states for p in s.params),
-                    "answer_step_first_frozen")
-### END HIDDEN TESTS
+# %% [markdown]
+# Compare: the loop trains, one batch late. Each step uses the gradient of the *previous*
+# iteration's batch, and the last backward's gradient is never used. It converges on
+# this tiny problem, but every update is computed at weights that have since moved; the
+# order `zero_grad, forward, loss, backward, step` has no such lag.
 
 # %% [markdown]
 # ## 2. Real data: the 8×8 digits
@@ -229,6 +401,7 @@ print("digits in all:", len(X_train) + len(X_val) + len(X_test),
 print("train", tuple(X_train.shape), X_train.dtype, "| labels", tuple(y_train.shape), y_train.dtype)
 print("validation", tuple(X_val.shape), "| test", tuple(X_test.shape))
 print("classes:", sorted(set(y_train.tolist())), "| pixel range:", X_train.min().item(), "to", X_train.max().item())
+print("examples per class in the training set:", torch.bincount(y_train).tolist())
 
 # %% [markdown]
 # ## 3. CrossEntropyLoss: raw logits in, class indices as targets
@@ -267,24 +440,31 @@ answer_double_softmax_loss = 0.3133
 ### END SOLUTION
 
 # %% test 04_training_loop-quiz-double-softmax-test points=1
-checks.reject_close(answer_double_softmax_loss, {
-    0.0: "[mc:loss.ce-takes-probabilities] CrossEntropyLoss does not take probabilities: it "
-         "applies log_softmax to its input, so (1, 0) is treated as logits and becomes "
-         "probabilities (0.73, 0.27).",
-    0.6931: "[mc:loss.ce-takes-probabilities] log 2 is the loss of equal logits; (1, 0) as "
-            "logits already favours class 0 a little.",
-}, "answer_double_softmax_loss", atol=1e-3)
+with checks.because("[mc:loss.ce-takes-probabilities] Treat (1.0, 0.0) as logits."):
+    checks.answer("04_training_loop-quiz-double-softmax", answer_double_softmax_loss,
+                  "answer_double_softmax_loss", kind=float)
 ### BEGIN HIDDEN TESTS
-checks.expect_close(answer_double_softmax_loss,
-                    nn.CrossEntropyLoss()(torch.tensor([[1.0, 0.0]]), torch.tensor([0])).item(),
-                    "answer_double_softmax_loss", atol=1e-3,
-                    hint="[mc:loss.ce-takes-probabilities] −log(e¹ / (e¹ + e⁰)).")
+checks.expect_true(math.isclose(answer_double_softmax_loss,
+                                nn.CrossEntropyLoss()(torch.tensor([[1.0, 0.0]]),
+                                                      torch.tensor([0])).item(), abs_tol=1e-3),
+                   "[mc:loss.ce-takes-probabilities] CrossEntropyLoss applies log_softmax to "
+                   "(1, 0): the loss is −log(e¹ / (e¹ + e⁰)).")
 ### END HIDDEN TESTS
 
+# %% wrong 04_training_loop-quiz-double-softmax
+{
+    0: "[mc:loss.ce-takes-probabilities] CrossEntropyLoss does not take probabilities: it "
+       "applies log_softmax to its input, so (1, 0) is treated as logits and becomes "
+       "probabilities (0.73, 0.27).",
+    0.6931: "[mc:loss.ce-takes-probabilities] log 2 is the loss of equal logits; (1, 0) as "
+            "logits already favours class 0 a little.",
+    0.6932: "[mc:loss.ce-takes-probabilities] log 2 is the loss of equal logits; (1, 0) as "
+            "logits already favours class 0 a little.",
+    1.3133: "[mc:loss.ce-wrong-class] That is the loss for target 1; the target is class 0.",
+}
+
 # %% [markdown]
-# That is the **double-softmax bug**: softmax in the model, and again inside the loss.
-# Probabilities lie in [0, 1], so the logits the loss sees differ by at most 1, and the
-# loss cannot go below a floor even for a perfect prediction. For 10 classes:
+# Check it, for two classes and for ten:
 
 # %%
 perfect = torch.zeros(1, 10)
@@ -294,8 +474,83 @@ print("10 classes, perfect: loss", round(nn.CrossEntropyLoss()(perfect, torch.te
       "= log((e + 9) / e) =", round(math.log((math.e + 9) / math.e), 4))
 
 # %% [markdown]
-# The gradients are squashed by the extra softmax as well, so training is slower. The
-# common-mistakes section shows the bug's curve next to a correct one.
+# Compare: the loss treats (1, 0) as logits, so even a perfect probability vector
+# scores a loss of 0.3133. That is the **double-softmax bug**: softmax in the model, and
+# again inside the loss. Probabilities lie in [0, 1], so the logits the loss sees differ
+# by at most 1, and the loss cannot go below a floor even for a perfect prediction (1.4612
+# for 10 classes). The gradients are squashed by the extra softmax as well, so training is
+# slower. The common-mistakes section shows the bug's curve next to a correct one.
+#
+# ### A sanity check before training: the first loss
+#
+# **Quick quiz.** Build the classifier of section 5 (64 → 128 → 10, `nn.Linear`'s default
+# initialisation) and, before any training, compute its cross-entropy loss on the
+# training digits. What value do you expect, to two decimals? Put it in
+# `answer_initial_loss`.
+
+# %% solution 04_training_loop-quiz-initial-loss
+### BEGIN SOLUTION
+answer_initial_loss = 2.30
+### END SOLUTION
+
+# %% test 04_training_loop-quiz-initial-loss-test points=1
+with checks.because("[mc:sanity.initial-loss] An untrained model's logits are small."):
+    checks.answer("04_training_loop-quiz-initial-loss", answer_initial_loss,
+                  "answer_initial_loss", kind=float)
+### BEGIN HIDDEN TESTS
+torch.manual_seed(0)
+_fresh = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+with torch.no_grad():
+    _first = nn.functional.cross_entropy(_fresh(X_train), y_train).item()
+checks.expect_true(abs(answer_initial_loss - _first) <= 0.06,
+                   "[mc:sanity.initial-loss] Small logits give every class a probability near "
+                   "1/10, and the loss is −log of the true class's probability.")
+### END HIDDEN TESTS
+
+# %% wrong 04_training_loop-quiz-initial-loss
+{
+    0: "[mc:sanity.untrained-zero] A loss of 0 means certain, correct predictions: an "
+       "untrained model is closer to guessing.",
+    0.1: "[mc:sanity.probability-not-loss] 1/10 is the probability a guess gives the true "
+         "class; the loss is −log of that probability.",
+    0.9: "[mc:sanity.probability-not-loss] 0.9 is a guess's error rate; the loss is −log of "
+         "the probability given to the true class.",
+    1: "[mc:sanity.probability-not-loss] The loss is −log of the true class's probability, "
+       "not a probability.",
+    10: "[mc:sanity.probability-not-loss] With 10 classes a guess gives each class a "
+        "probability of 1/10; the loss is −log of that, not the number of classes.",
+    0.69: "[mc:sanity.two-classes] ln 2 is the first loss of a 2-class model; here there "
+          "are 10 classes.",
+    0.693: "[mc:sanity.two-classes] ln 2 is the first loss of a 2-class model; here there "
+           "are 10 classes.",
+    0.6931: "[mc:sanity.two-classes] ln 2 is the first loss of a 2-class model; here there "
+            "are 10 classes.",
+}
+
+# %% [markdown]
+# The reveal: ln C for C = 10, and the first loss of that model (seed 0), beside a copy
+# whose last layer starts with weights 20 times larger:
+
+# %%
+torch.manual_seed(0)
+fresh = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+loud = copy.deepcopy(fresh)
+with torch.no_grad():
+    loud[2].weight.mul_(20)
+    first_loss = nn.functional.cross_entropy(fresh(X_train), y_train).item()
+    loud_loss = nn.functional.cross_entropy(loud(X_train), y_train).item()
+    spread = fresh(X_train).std().item()
+print(f"ln 10 = {math.log(10):.4f} | first loss, default init: {first_loss:.4f}"
+      f" (its logits' standard deviation {spread:.3f})")
+print(f"first loss with the last layer's weights × 20: {loud_loss:.4f}")
+
+# %% [markdown]
+# Compare: small logits give each class a probability near 1/C, so a balanced C-class
+# problem starts at a loss near ln C (the digits are close to balanced, about 120 per
+# class). A first loss far above ln C says the model starts confident and wrong (large
+# logits: an initialisation or input-scale problem) and will spend its first steps
+# undoing that; one far below says the labels leak into the inputs or the loss is not
+# the one you meant. It costs one forward pass to check.
 #
 # ## 4. Evaluation: eval(), no_grad() and .item()
 #
@@ -322,11 +577,57 @@ print("predicted", predicted[:8].tolist(), "true", y_val[:8].tolist(),
       f"| accuracy of this untrained net: {(predicted == y_val).float().mean().item():.1%}")
 
 # %% [markdown]
+# An evaluation helper is called from inside a training loop, so it must give the model
+# back as it found it (03's rule). "As it found it" means every submodule: when you
+# fine-tune, a common choice is to keep a pretrained part's batch norm in eval mode
+# (its running statistics frozen) while the rest trains. `model.train(was_training)`
+# sets *every* submodule to one mode, and so unfreezes it:
+
+# %%
+torch.manual_seed(0)
+tuned = nn.Sequential(nn.Linear(64, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Linear(32, 10))
+tuned.train()
+tuned[1].eval()                            # frozen statistics while the rest trains
+
+
+def modes(model):
+    return [m.training for m in model.modules()]
+
+
+print("before evaluation:        ", modes(tuned))
+was_training = tuned.training
+tuned.eval()
+tuned.train(was_training)                  # restores the top-level flag only
+print("after train(was_training):", modes(tuned))
+before = tuned[1].running_mean.clone()
+tuned(X_train[:64])
+print("the frozen batch norm's running mean changed on the next batch:",
+      not torch.equal(before, tuned[1].running_mean))
+
+# %% [markdown]
+# Remember the mode of each submodule, `[m.training for m in model.modules()]`, and give
+# each its own back (`m.training = mode` sets one module; `m.train(mode)` would set its
+# children too). `helpers.loss_curves.evaluate` does this; run the fine-tuning setup
+# through it:
+
+# %%
+tuned.train()
+tuned[1].eval()
+saved = modes(tuned)
+print("loss, accuracy:", helpers.loss_curves.evaluate(tuned, X_val, y_val),
+      "| every mode as before:", modes(tuned) == saved)
+
+# %% [markdown]
 # `.item()` turns a one-element tensor into a Python number. Keep **numbers** in your
 # logs, not loss tensors: a tensor keeps its graph reachable. A running total built from
 # tensors links every step's graph into one chain, and a loss computed without
 # `no_grad` and never back-propagated (a validation loss) keeps every activation its
-# graph saved. Counting what the graphs hold:
+# graph saved.
+#
+# To count what a graph keeps, the cell below uses `torch.autograd.graph.saved_tensors_hooks`:
+# autograd calls its first function (`pack`) with every tensor it saves for backward, and
+# the second (`unpack`) when backward reads one back. Here `pack` only adds up the
+# tensor's bytes and returns it unchanged, so nothing else changes.
 
 # %%
 def saved_bytes(fn):
@@ -355,6 +656,23 @@ for _ in range(20):
 print("a running total of 20 loss tensors reaches", helpers.loop_anatomy.count_nodes(running),
       "autograd nodes; the total of their .item() values is a", type(running_item).__name__)
 del val_losses_kept, running
+
+# %% [markdown]
+# **`.item()` on a GPU.** CUDA runs asynchronously: the Python loop queues kernels and
+# moves on while the GPU works through them. `.item()` needs the number on the CPU, so
+# it waits until every queued kernel has finished: a synchronisation. Called every step,
+# it stops the CPU from queueing the next step's work while the GPU is busy, and the GPU
+# then idles while Python catches up. On a GPU, log every k steps, or add the detached
+# losses up on the device and call `.item()` once per epoch. `loss.detach()` keeps the
+# number on the device and drops the graph:
+
+# %%
+device_total = torch.zeros(())
+for _ in range(20):
+    batch_loss = nn.functional.cross_entropy(net(X_val[:8]), y_val[:8])
+    device_total += batch_loss.detach()    # no graph, no synchronisation
+print("autograd nodes behind the detached total:", helpers.loop_anatomy.count_nodes(device_total),
+      f"| one .item() at the end: {device_total.item() / 20:.4f}")
 
 # %% [markdown]
 # A pass over the data (an **epoch**) in mini-batches takes the rows in slices of
@@ -428,8 +746,9 @@ if any(isinstance(v, torch.Tensor) for v in _losses):
     checks.reject(True, {True: "[mc:loop.tensor-losses] The list holds loss tensors: each one "
                                "keeps its graph reachable. Log loss.item(), a Python float."},
                   "tensors in the list")
-checks.reject(len(_losses), {2: "[mc:loop.drops-last-batch] 12 rows in batches of 5 make 3 "
-                                "batches: 5, 5 and a last one of 2."}, "len(losses)")
+if len(_losses) == 2:
+    checks.reject(True, {True: "[mc:loop.drops-last-batch] 12 rows in batches of 5 make 3 "
+                               "batches: 5, 5 and a last one of 2."}, "len(losses)")
 if len(_losses) != 3:
     checks.reject(True, {True: f"[mc:loop.one-loss-per-batch] train_epoch returned {len(_losses)} "
                                "losses for 3 batches (12 rows in batches of 5): one loss per "
@@ -481,54 +800,82 @@ checks.expect_close(_m2.weight.detach(), _ref.weight.detach(), "weights after on
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 2: evaluate a model (2 points)
+# ### Exercise 2: evaluate a model, and give it back as you found it (2 points)
 #
-# *Misconception targeted: evaluating in training mode (dropout still on), or with
-# autograd still recording.*
+# *Misconception targeted: evaluating in training mode (dropout still on), with autograd
+# still recording, or restoring only the top-level mode.*
 #
 # Write `evaluate_model(model, loss_fn, X, y)` returning `(loss, accuracy)` as two Python
 # floats: the mean loss over all of `X` and the fraction (0 to 1) of rows whose largest
-# logit is the true class. Run the model in eval mode with autograd off.
+# logit is the true class. Run every submodule in eval mode with autograd off, and leave
+# each submodule in the mode it had before the call.
 
 # %% solution 04_training_loop-evaluate
 ### BEGIN SOLUTION
 def evaluate_model(model, loss_fn, X, y):
+    before = [m.training for m in model.modules()]
     model.eval()
     with torch.no_grad():
         logits = model(X)
         loss = loss_fn(logits, y).item()
         accuracy = (logits.argmax(dim=1) == y).float().mean().item()
+    for m, mode in zip(model.modules(), before):
+        m.training = mode
     return loss, accuracy
 ### END SOLUTION
 
 # %% test 04_training_loop-evaluate-test points=2
 _answered = (evaluate_model,)  # a NameError here reads as "not answered yet"
-torch.manual_seed(4)
-_net = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Dropout(0.5), nn.Linear(32, 10))
-_net.train()
-_calls = []
-_net.register_forward_hook(lambda m, i, o: _calls.append((m.training, torch.is_grad_enabled())))
+
+
+def _mode_net(seed):
+    """An MLP with batch norm and dropout; training, with its batch norm frozen in eval."""
+    torch.manual_seed(seed)
+    net = nn.Sequential(nn.Linear(64, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Dropout(0.5),
+                        nn.Linear(32, 10))
+    net(X_train[:64])                      # some running statistics
+    net.train()
+    net[1].eval()
+    return net
+
+
+def _spy_modes(net):
+    """During each forward: was any submodule training, was autograd recording."""
+    calls = []
+    net.register_forward_hook(lambda m, i, o: calls.append(
+        (any(s.training for s in net.modules()), torch.is_grad_enabled())))
+    return calls
+
+
+_net = _mode_net(4)
+_before = [m.training for m in _net.modules()]
+_calls = _spy_modes(_net)
 with checks.explain_errors({}, "evaluate_model(...)"):
     _result = evaluate_model(_net, nn.CrossEntropyLoss(), X_val, y_val)
 checks.expect_type(_result, (tuple, list), "evaluate_model(...)")
-checks.expect_equal(len(_result), 2, "the number of returned values")
+checks.expect_true(len(_result) == 2, "[mc:eval.tensor-result] evaluate_model returns two "
+                   f"values, (loss, accuracy); it returned {len(_result)}.")
 if any(isinstance(v, torch.Tensor) for v in _result):
     checks.reject(True, {True: "[mc:eval.tensor-result] Return Python floats (.item()), not "
                                "tensors."}, "the returned values")
-if not _calls:
-    checks.reject(True, {True: "[mc:eval.model-not-called] evaluate_model never ran the model "
-                               "it was given: compute the logits with model(X)."}, "model calls")
-if any(training for training, _ in _calls):
-    checks.reject(True, {True: "[mc:eval.train-mode] The model ran in training mode: dropout "
-                               "still zeroed activations at random. Call model.eval() first."},
-                  "model.training during evaluation")
-if any(grad for _, grad in _calls):
-    checks.reject(True, {True: "[mc:eval.grad-enabled] Autograd was recording during "
-                               "evaluation: wrap the forward pass in torch.no_grad()."},
-                  "torch.is_grad_enabled() during evaluation")
+checks.expect_true(bool(_calls), "[mc:eval.model-not-called] evaluate_model never ran the "
+                   "model it was given: compute the logits with model(X).")
+checks.expect_true(not any(t for t, _ in _calls), "[mc:eval.train-mode] Some layer ran in "
+                   "training mode (dropout zeroed activations at random, batch norm used the "
+                   "batch's statistics): call model.eval(), which switches every submodule.")
+checks.expect_true(not any(g for _, g in _calls), "[mc:eval.grad-enabled] Autograd was "
+                   "recording during evaluation: wrap the forward pass in torch.no_grad().")
 if _result[1] > 1:
     checks.reject(True, {True: "[mc:eval.percent] The accuracy should be a fraction between 0 "
                                "and 1, not a percentage."}, "accuracy > 1")
+_after = [m.training for m in _net.modules()]
+checks.expect_true(_after[0] == _before[0], "[mc:eval.mode-not-restored] The model was "
+                   "training before evaluate_model and is not after it: a training loop that "
+                   "calls it would go on without dropout. Restore the modes it had.")
+checks.expect_true(_after == _before, "[mc:eval.mode-restored-top-only] The model's own "
+                   "flag is back, but not every submodule's: its batch norm was in eval mode "
+                   "(frozen) and train(was_training) switched it to training. Remember "
+                   "[m.training for m in model.modules()] and restore each.")
 ### BEGIN HIDDEN TESTS
 _net.eval()
 with torch.no_grad():
@@ -537,6 +884,13 @@ checks.expect_close(_result[0], nn.functional.cross_entropy(_logits, y_val).item
                     rtol=1e-5, hint="[mc:eval.train-mode] The mean loss over all rows, in eval mode.")
 checks.expect_close(_result[1], (_logits.argmax(1) == y_val).float().mean().item(), "accuracy",
                     rtol=1e-5, hint="[mc:eval.percent] The fraction of rows whose largest logit is the label.")
+_still = _mode_net(5)
+_still.eval()
+with checks.explain_errors({}, "evaluate_model(a model in eval mode, ...)"):
+    evaluate_model(_still, nn.CrossEntropyLoss(), X_val, y_val)
+checks.expect_true(not any(m.training for m in _still.modules()),
+                   "[mc:eval.mode-not-restored] A model in eval mode must stay in eval mode: "
+                   "restore the modes it had, do not call model.train() at the end.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -566,142 +920,510 @@ for epoch in tqdm(range(epochs), desc="epochs"):
         loss = loss_fn(model(X_train[idx]), y_train[idx])
         loss.backward()
         optimizer.step()
-        board.log_train(loss.item())
-    model.eval()
-    with torch.no_grad():
-        val_logits = model(X_val)
-        board.log_val(loss_fn(val_logits, y_val).item(),
-                      (val_logits.argmax(1) == y_val).float().mean().item())
+        board.log_train(loss.item(), optimizer.param_groups[0]["lr"])
+    board.log_val(*helpers.loss_curves.evaluate(model, X_val, y_val))
 train_seconds = time.perf_counter() - start
 history = board.close()
 
 # %%
-model.eval()
-with torch.no_grad():
-    test_accuracy = (model(X_test).argmax(1) == y_test).float().mean().item()
+test_loss, test_accuracy = helpers.loss_curves.evaluate(model, X_test, y_test)
 print(f"training took {train_seconds:.2f} s for {len(history.train_loss)} steps")
 print(f"test accuracy: {test_accuracy:.1%} on {len(X_test)} held-out digits")
 print("history.val_loss:", [round(v, 3) for v in history.val_loss])
 
 # %% [markdown]
-# ## 6. Live loss curves: optimizer and learning rate
+# ## 6. The learning rate over time: schedules and warm-up
 #
-# The instrument trains a fresh MLP on the digits (batches of 128, seed 0) with the
-# optimizer and learning rate you choose, and draws the training loss of every step and
-# the validation loss of every epoch on a log scale. Long runs redraw while they train.
+# The learning rate need not stay fixed. `torch.optim.lr_scheduler` holds **schedules**:
+# objects that wrap an optimizer and, each time you call `scheduler.step()` (after
+# `optimizer.step()`), set the `lr` of every parameter group for the next step. Here a
+# scheduler is stepped once per batch, so its length counts batches; recipes that step it
+# once per epoch count epochs instead. Three schedules for a run of 100 steps with a peak
+# rate of 0.1 (`helpers.loss_curves.make_scheduler` builds them):
 #
-# **Try this**
-# 1. With SGD, compare lr 0.1 and lr 1.0. Notice how far each validation curve gets in
-#    10 epochs. Explain why the small rate is slow rather than wrong.
-# 2. Choose Adam and compare lr 0.01 with lr 1.0. Notice that a rate that suits SGD can
-#    wreck Adam. Explain with the one-step table of section 1 (Adam's steps are about lr
-#    in size for every weight).
-# 3. Choose SGD, type `64, 64, 64, 64` as hidden sizes and drag lr to its maximum (31.6).
-#    Notice the red line and the message naming the step where the loss became nan.
-#    Explain how a loss can become nan (overflow to inf, then inf − inf).
+# - **constant**: no scheduler;
+# - **step** (`MultiStepLR`): multiply the rate by `gamma=0.1` at the step counts in
+#   `milestones` (here 50 and 75);
+# - **one-cycle** (`OneCycleLR`): a **warm-up** from peak/25 up to the peak over the first
+#   30 % of the steps (`pct_start=0.3`), then down along a cosine to peak/25/10⁴. By default
+#   it also cycles the optimizer's momentum; `cycle_momentum=False` leaves it as you set it.
+#
+# `LambdaLR(optimizer, f)` takes any rule: the rate becomes each group's initial rate
+# times `f(n)`, where n counts the `scheduler.step()` calls so far (0 before the first).
 
 # %%
+def rates(schedule, steps=100, peak=0.1):
+    """The rate each of `steps` optimizer steps uses under a schedule."""
+    opt = torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=peak)
+    scheduler = helpers.loss_curves.make_scheduler(schedule, opt, steps)
+    used = []
+    for _ in range(steps):
+        used.append(opt.param_groups[0]["lr"])
+        opt.step()
+        if scheduler is not None:
+            scheduler.step()
+    return used
+
+
+shown_steps = (1, 10, 30, 31, 50, 51, 75, 76, 100)
+print("step:      " + "".join(f"{s:>9d}" for s in shown_steps))
+for schedule in ("constant", "step", "one-cycle"):
+    used = rates(schedule)
+    print(f"{schedule:10s} " + "".join(f"{used[s - 1]:9.4f}" for s in shown_steps))
+
+halving = torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1)
+every_two = torch.optim.lr_scheduler.LambdaLR(halving, lambda n: 0.5 ** (n // 2))
+lambda_rates = []
+for _ in range(6):
+    lambda_rates.append(halving.param_groups[0]["lr"])
+    halving.step()
+    every_two.step()
+print("LambdaLR with f(n) = 0.5 ** (n // 2):", lambda_rates)
+print("a scheduler's state, for checkpoints:", sorted(every_two.state_dict()))
+
+# %% [markdown]
+# **Quick quiz.** Train the digits MLP (hidden layer of 64, batches of 128, 10 epochs)
+# with Adam at a peak rate of 0.316, three times: with a constant rate, with the step
+# schedule, and with one-cycle. Which run ends with the lowest validation loss? Put
+# `"constant"`, `"step"` or `"one-cycle"` in `answer_best_schedule`.
+
+# %% solution 04_training_loop-quiz-schedule
+### BEGIN SOLUTION
+answer_best_schedule = "one-cycle"
+### END SOLUTION
+
+# %% test 04_training_loop-quiz-schedule-test points=1
+with checks.because("[mc:lr.decay-rescues] Think about the first steps of each run."):
+    checks.answer("04_training_loop-quiz-schedule", answer_best_schedule, "answer_best_schedule",
+                  kind=str, choices=("constant", "step", "one-cycle"))
+### BEGIN HIDDEN TESTS
+_finals = {_s: helpers.loss_curves.run("Adam", 0.316, "64", 10, _s).val_loss[-1]
+           for _s in ("constant", "step", "one-cycle")}
+checks.expect_true(answer_best_schedule.strip() == min(_finals, key=_finals.get),
+                   "[mc:lr.decay-rescues] Compare the three runs' last validation losses.")
+### END HIDDEN TESTS
+
+# %% wrong 04_training_loop-quiz-schedule
+{
+    "constant": "[mc:lr.schedule-wastes-steps] A schedule does not only spend steps at a "
+                "lower rate: one of them changes the steps where this run goes wrong.",
+    "step": "[mc:lr.decay-rescues] Lowering the rate in the second half comes after the "
+            "first steps at the full 0.316; what those steps did is not undone by smaller "
+            "ones later.",
+}
+
+# %% [markdown]
+# The reveal: the three runs, and how large the initial weights are beside the size of
+# Adam's first steps (about lr, section 1):
+
+# %%
+for schedule in ("constant", "step", "one-cycle"):
+    trial = helpers.loss_curves.run("Adam", 0.316, "64", 10, schedule)
+    print(f"{schedule:10s} first step's lr {trial.lr[0]:.4f}   highest training loss in epoch 1 "
+          f"{max(trial.train_loss[:trial.steps_per_epoch]):6.2f}   final validation loss "
+          f"{trial.val_loss[-1]:.3f}, accuracy {trial.val_acc[-1]:.1%}")
+print("largest initial weight of the first layer:",
+      round(helpers.loss_curves.mlp((64,))[0].weight.abs().max().item(), 4))
+
+# %% [markdown]
+# Compare: with a constant rate and with the step schedule, the first steps move every
+# weight by about 0.3, more than the largest initial weight. The network is scrambled in
+# the first epoch, and in this run neither the rest of the constant run nor the step
+# schedule's smaller rates bring it back. One-cycle's first steps are 25 times smaller;
+# by the time the rate reaches its peak, the weights and Adam's running estimates of each
+# gradient's size have settled enough to take it. That is what a **warm-up** is for, and
+# why large models are almost always trained with one.
+#
+# ### Live loss curves: optimizer, learning rate and schedule
+#
+# The instrument trains a fresh MLP on the digits (batches of 128, seed 0) with the
+# optimizer, peak learning rate and schedule you choose, and draws the training loss of
+# every step and the validation loss of every epoch on a log scale, with the rate each
+# step used beneath. A run that takes more than half a second is redrawn while it trains;
+# a setting you have already run comes back at once.
+#
+# **Try this**
+# 1. With SGD, compare lr 0.1 and lr 1.0 (constant). Notice how far each validation curve
+#    gets in 10 epochs. Explain why the small rate is slow rather than wrong.
+# 2. Choose SGD + momentum 0.9 at lr 1.0, first constant, then one-cycle. Notice the
+#    training loss's noise and the lr panel. Explain with section 1's limit lr / (1 − μ):
+#    what step size does a constant lr 1.0 with momentum 0.9 approach?
+# 3. Choose SGD (constant), type `64, 64, 64, 64` as hidden sizes and drag lr to its
+#    maximum (31.6). Notice the red line and the message naming the step where the loss
+#    became nan. Explain how a loss can become nan (overflow to inf, then inf − inf). Then
+#    choose one-cycle: notice where the nan comes now, against the lr panel.
+
+# %%
+import helpers.loss_curves  # so that this cell also runs on its own after a restart
+
 helpers.loss_curves.explore()
 
 # %% [markdown]
-# **Quick quiz.** In the instrument with SGD, hidden `64` and 10 epochs: does lr = 1.0
-# end with a lower validation loss than lr = 0.1? Put `True` or `False` in
-# `answer_larger_lr_lower_loss`.
+# ### Parameter groups: weight decay where it belongs
+#
+# An optimizer keeps its parameters in **groups** (`optimizer.param_groups`), each a dict
+# holding the parameters and their settings. Pass a list of dicts instead of
+# `model.parameters()` to choose settings per group; a setting a dict leaves out takes the
+# optimizer's default. For example, a small rate for a pretrained body and the default
+# for a new head:
 
-# %% solution 04_training_loop-quiz-learning-rate
+# %%
+body, head = nn.Linear(64, 32), nn.Linear(32, 10)
+grouped = torch.optim.AdamW([{"params": body.parameters(), "lr": 1e-4},
+                             {"params": head.parameters()}], lr=1e-2, weight_decay=0.01)
+for k, group in enumerate(grouped.param_groups):
+    print(f"group {k}: {len(group['params'])} tensors, lr {group['lr']}, "
+          f"weight_decay {group['weight_decay']}")
+
+# %% [markdown]
+# Weight decay pulls every weight it is applied to towards 0 at every step (AdamW shrinks
+# θ by lr·wd·θ). That pull is meant for the weight matrices that multiply the inputs,
+# where large values make a model sensitive to small input changes. A bias only shifts an
+# output, and a normalisation layer's weight (the per-feature scale of `LayerNorm` and
+# `BatchNorm`, which starts at 1) sets the size of the normalised activations: pulling it
+# towards 0 works against the normalisation instead of regularising anything. The usual
+# recipe puts biases and normalisation weights in a group with `weight_decay=0.0`. Their
+# names and shapes, in a small model:
+
+# %%
+normed = nn.Sequential(nn.Linear(64, 32), nn.LayerNorm(32), nn.ReLU(), nn.Linear(32, 10))
+for name, p in normed.named_parameters():
+    print(f"{name:10s} {type(normed[int(name.split('.')[0])]).__name__:10s} shape {tuple(p.shape)}")
+
+# %% [markdown]
+# ### Exercise 3: weight decay groups (2 points)
+#
+# *Misconception targeted: decaying every parameter, or picking the no-decay parameters
+# by the name "bias" and so decaying normalisation weights.*
+#
+# Write `decay_groups(model, weight_decay)` returning a list of two parameter-group dicts
+# for `torch.optim.AdamW`: the first with `weight_decay` and the second with
+# `weight_decay` 0.0. Biases, and the weights of normalisation layers (`nn.LayerNorm`,
+# `nn.BatchNorm1d`), go in the second; every other parameter in the first. Each parameter
+# of the model must appear exactly once.
+
+# %% solution 04_training_loop-decay-groups
 ### BEGIN SOLUTION
-answer_larger_lr_lower_loss = True
+def decay_groups(model, weight_decay):
+    decay = [p for p in model.parameters() if p.ndim >= 2]
+    no_decay = [p for p in model.parameters() if p.ndim < 2]
+    return [{"params": decay, "weight_decay": weight_decay},
+            {"params": no_decay, "weight_decay": 0.0}]
 ### END SOLUTION
 
-# %% test 04_training_loop-quiz-learning-rate-test points=1
-checks.expect_type(answer_larger_lr_lower_loss, bool, "answer_larger_lr_lower_loss")
-checks.reject(answer_larger_lr_lower_loss, {
-    False: "[mc:lr.smaller-is-better] A small rate is safe but slow: after 10 epochs SGD "
-           "at lr 0.1 is still far above the loss lr 1.0 reaches. Too large a rate diverges "
-           "(task 3), but 1.0 is not too large for this model.",
-}, "answer_larger_lr_lower_loss")
+# %% test 04_training_loop-decay-groups-test points=2
+_answered = (decay_groups,)  # a NameError here reads as "not answered yet"
+
+
+def _check_groups(model, label, roles):
+    """Every parameter once, in the group its role (roles: name -> matrix, bias, norm) puts it in."""
+    with checks.explain_errors({}, f"decay_groups({label}, 0.05)"):
+        groups = decay_groups(model, 0.05)
+    checks.expect_true(isinstance(groups, (list, tuple)) and len(groups) == 2
+                       and all(isinstance(g, dict) and "params" in g for g in groups),
+                       "[mc:groups.structure] Return a list of two dicts, each with a 'params' "
+                       "list and a 'weight_decay'.")
+    decayed, kept = ([id(p) for p in g["params"]] for g in groups)
+    checks.expect_true(groups[0].get("weight_decay") == 0.05
+                       and groups[1].get("weight_decay") == 0.0,
+                       "[mc:groups.structure] The first group takes weight_decay, the second "
+                       "weight_decay 0.0.")
+    named = dict(model.named_parameters())
+    placed = decayed + kept
+    missing = [n for n, p in named.items() if id(p) not in placed]
+    checks.expect_true(not missing, f"[mc:groups.param-missing] {', '.join(missing)} "
+                       "is in no group: the optimizer would never train it.")
+    checks.expect_true(len(placed) == len(set(placed)) == len(named),
+                       "[mc:groups.param-missing] A parameter is in both groups (or twice in "
+                       "one): AdamW refuses a parameter that appears in more than one group.")
+    for name, p in named.items():
+        role = roles[name]
+        if role == "norm":
+            checks.expect_true(id(p) in kept, f"[mc:groups.norm-decayed] {name} is a "
+                               "normalisation layer's weight but was put in the decayed group: "
+                               "it is a per-feature scale, not a weight matrix. Pick by what a "
+                               "parameter is, not only by the name 'bias'.")
+        elif role == "bias":
+            checks.expect_true(id(p) in kept, f"[mc:groups.bias-decayed] {name} is a bias "
+                               "but was put in the decayed group: biases take weight_decay 0.0.")
+        else:
+            checks.expect_true(id(p) in decayed, f"[mc:groups.weight-not-decayed] {name} is a "
+                               "weight matrix and should be decayed.")
+    torch.optim.AdamW(groups, lr=1e-3)     # accepted by the optimizer as it is
+
+
+torch.manual_seed(0)
+_check_groups(nn.Sequential(nn.Linear(8, 16), nn.LayerNorm(16), nn.ReLU(), nn.Linear(16, 4)),
+              "a Linear-LayerNorm MLP", {"0.weight": "matrix", "0.bias": "bias", "1.weight": "norm",
+                                         "1.bias": "bias", "3.weight": "matrix", "3.bias": "bias"})
 ### BEGIN HIDDEN TESTS
-_slow = helpers.loss_curves.run("SGD", 0.1, "64", 10).val_loss[-1]
-_fast = helpers.loss_curves.run("SGD", 1.0, "64", 10).val_loss[-1]
-checks.expect_equal(answer_larger_lr_lower_loss, _fast < _slow, "answer_larger_lr_lower_loss",
-                    wrong={False: "[mc:lr.smaller-is-better] Compare the two runs' last "
-                                  "validation losses."})
+class _Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = nn.Linear(6, 6, bias=False)
+        self.norm = nn.BatchNorm1d(6)
+        self.out = nn.Linear(6, 3)
+
+    def forward(self, x):
+        return self.out(self.norm(self.inner(x)))
+
+
+_check_groups(nn.Sequential(nn.Linear(5, 6), _Block(), nn.LayerNorm(3)), "a nested model",
+              {"0.weight": "matrix", "0.bias": "bias", "1.inner.weight": "matrix",
+               "1.norm.weight": "norm", "1.norm.bias": "bias", "1.out.weight": "matrix",
+               "1.out.bias": "bias", "2.weight": "norm", "2.bias": "bias"})
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ### Exercise 4: a warm-up schedule (2 points)
+#
+# *Misconception targeted: a warm-up whose first step has a rate of 0, a rule that
+# returns a rate where the scheduler expects a factor, or a rule that reaches only the
+# first parameter group.*
+#
+# Write `warmup(optimizer, warmup_steps)` returning a scheduler (it will be stepped once
+# after every `optimizer.step()`) under which the k-th optimizer step (k = 1, 2, 3, …) of
+# every parameter group uses that group's rate × k / `warmup_steps` while
+# k ≤ `warmup_steps`, and the group's full rate afterwards.
+
+# %% solution 04_training_loop-warmup
+### BEGIN SOLUTION
+def warmup(optimizer, warmup_steps):
+    return torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda n: min(1.0, (n + 1) / warmup_steps))
+### END SOLUTION
+
+# %% test 04_training_loop-warmup-test points=2
+_answered = (warmup,)  # a NameError here reads as "not answered yet"
+
+
+def _rates_under(make, lrs, warmup_steps, steps):
+    """The rate of each group at each of `steps` optimizer steps."""
+    opt = torch.optim.SGD([{"params": [nn.Parameter(torch.zeros(1))], "lr": lr} for lr in lrs])
+    with checks.explain_errors({}, f"warmup(optimizer, {warmup_steps})"):
+        scheduler = make(opt, warmup_steps)
+    checks.expect_true(hasattr(scheduler, "step"), "[mc:warmup.not-a-scheduler] Return the "
+                       "scheduler object (for example a LambdaLR), which the loop steps.")
+    seen = []
+    for _ in range(steps):
+        seen.append(tuple(round(g["lr"], 10) for g in opt.param_groups))
+        opt.step()
+        with checks.explain_errors({}, "scheduler.step()"):
+            scheduler.step()
+    return seen
+
+
+_seen = _rates_under(warmup, (0.1,), 4, 6)
+_first = _seen[0][0]
+checks.expect_true(_first != 0, "[mc:warmup.first-step-zero] The first step used a rate of 0, "
+                   "a wasted step: check which n your rule receives for the first step.")
+checks.expect_true(_first <= 0.1 + 1e-12, "[mc:warmup.factor-is-lr] The first step used a "
+                   f"rate of {_first:g}, above the group's own rate: LambdaLR multiplies the "
+                   "group's rate by what your rule returns, so return a factor (at most 1), "
+                   "not a rate.")
+checks.expect_true(not math.isclose(_first, 0.1 * 0.1 / 4, rel_tol=1e-6),
+                   "[mc:warmup.factor-is-lr] The rate is the group's rate times your rule's "
+                   "value: a rule that returns lr × k / warmup_steps multiplies by lr twice.")
+_two = _rates_under(warmup, (0.1, 0.01), 4, 6)
+checks.expect_true(_two[0][1] != 0.01, "[mc:warmup.one-group] The second parameter group "
+                   "started at its full rate: a warm-up applies to every group.")
+### BEGIN HIDDEN TESTS
+_want = [tuple(round(lr * min(1.0, k / 4), 10) for lr in (0.1, 0.01)) for k in range(1, 7)]
+checks.expect_true(all(math.isclose(a, b, rel_tol=1e-6) for got, want in zip(_two, _want)
+                       for a, b in zip(got, want)) and len(_two) == len(_want),
+                   "[mc:warmup.off-by-one] The k-th step should use rate × "
+                   "k / warmup_steps (0.025, 0.05, 0.075, 0.1 for a rate of 0.1 and 4 warm-up "
+                   f"steps), then the full rate; the rates were {[r[0] for r in _two]}.")
+_long = _rates_under(warmup, (0.3,), 10, 12)
+checks.expect_true(all(math.isclose(r[0], 0.3 * min(1.0, k / 10), rel_tol=1e-6)
+                       for k, r in enumerate(_long, 1)),
+                   "[mc:warmup.off-by-one] With 10 warm-up steps, step k uses 0.3 × k / 10 "
+                   "up to step 10, then 0.3.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ## 7. Early stopping
 #
 # The validation loss usually falls, flattens, and then rises again as the model starts
-# to memorise the training set. **Early stopping** watches it: keep the weights of the
-# best epoch so far (`copy.deepcopy(model.state_dict())`), and stop once `patience`
-# epochs in a row have brought no new best. Only a strictly lower loss is an
-# improvement. For example, with validation losses [1.0, 0.8, 0.85, 0.9, 0.7] and
-# patience 2, epochs 3 and 4 bring nothing new after epoch 2, so training stops after
-# epoch 4 and keeps epoch 2's weights: the 0.7 of epoch 5 is never seen.
+# to memorise the training set. **Early stopping** watches it: remember the weights of the
+# best epoch so far, stop once `patience` epochs in a row have brought no new best, and
+# finish with the best weights. Only a strictly lower loss is a new best. With validation
+# losses [1.0, 0.8, 0.85, 0.9, 0.7] and patience 2, epochs 3 and 4 bring nothing new after
+# epoch 2, so training stops after epoch 4 and keeps epoch 2's weights: the 0.7 of epoch 5
+# is never seen.
 #
-# ### Exercise 3: early stopping on a history (2 points)
+# **Quick quiz.** A loop remembers the best weights with `best = model.state_dict()`.
+# Training then goes on: another `optimizer.step()` changes the model's weights. True or
+# false: after that step, `best["weight"]` still holds the weights from before it? Put
+# `True` or `False` in `answer_best_survives_step`.
+
+# %% solution 04_training_loop-quiz-state-dict
+### BEGIN SOLUTION
+answer_best_survives_step = False
+### END SOLUTION
+
+# %% test 04_training_loop-quiz-state-dict-test points=1
+with checks.because("[mc:early-stop.state-dict-copy] Ask what state_dict() returns."):
+    checks.answer("04_training_loop-quiz-state-dict", answer_best_survives_step,
+                  "answer_best_survives_step", kind=bool)
+### BEGIN HIDDEN TESTS
+_probe = nn.Linear(3, 1)
+_probe_opt = torch.optim.SGD(_probe.parameters(), lr=0.1)
+_best = _probe.state_dict()
+_old = _probe.weight.detach().clone()
+_probe(torch.ones(2, 3)).sum().backward()
+_probe_opt.step()
+checks.expect_true(answer_best_survives_step == torch.equal(_best["weight"], _old),
+                   "[mc:early-stop.state-dict-copy] state_dict() holds the parameters' own "
+                   "tensors, which the step updates in place.")
+### END HIDDEN TESTS
+
+# %% wrong 04_training_loop-quiz-state-dict
+{
+    True: "[mc:early-stop.state-dict-copy] state_dict() is not a snapshot: its tensors share "
+          "memory with the parameters, and optimizer.step() updates those in place.",
+}
+
+# %% [markdown]
+# Run it, beside a deep copy taken at the same moment:
+
+# %%
+torch.manual_seed(0)
+probe = nn.Linear(3, 1)
+probe_opt = torch.optim.SGD(probe.parameters(), lr=0.1)
+best = probe.state_dict()
+kept = copy.deepcopy(probe.state_dict())
+before = probe.weight.detach().clone()
+probe(torch.ones(4, 3)).sum().backward()
+probe_opt.step()
+print("best['weight'] still holds the old weights:", torch.equal(best["weight"], before))
+print("best['weight'] holds the new weights:      ", torch.equal(best["weight"], probe.weight))
+print("best['weight'] and the parameter share memory:",
+      best["weight"].data_ptr() == probe.weight.data_ptr())
+print("the deep copy holds the old weights:       ", torch.equal(kept["weight"], before))
+
+# %% [markdown]
+# Compare: `state_dict()` returns the parameters' own tensors (detached, sharing their
+# memory), and `optimizer.step()` updates those tensors in place. A "best" kept that way
+# silently follows the model, and loading it at the end changes nothing. Keep
+# `copy.deepcopy(model.state_dict())` (or clone each tensor) instead.
 #
-# *Misconception targeted: counting a tie as an improvement, or stopping one epoch late.*
+# ### Exercise 5: early stopping (3 points)
 #
-# Write `early_stop(val_losses, patience)` returning `(best_epoch, stop_epoch)` with
-# epochs numbered from 1: `stop_epoch` is the epoch after which training stops
-# (`len(val_losses)` if the patience never runs out), and `best_epoch` the epoch with
-# the lowest loss up to then (the first one on a tie).
+# *Misconception targeted: a "best" checkpoint that follows the model, a patience counter
+# that is not reset by a new best, counting a tie as an improvement, or stopping one
+# epoch late.*
+#
+# Write `fit_early_stopping(model, train_one_epoch, validation_loss, max_epochs,
+# patience)`. Epochs are numbered from 1. In each epoch call `train_one_epoch()` (it
+# trains `model` in place) and then `validation_loss()` (it returns a Python float). Stop
+# after the epoch that makes `patience` epochs in a row without a strictly lower loss
+# than the best so far, or after `max_epochs`. Leave `model` holding the weights of the
+# best epoch (the first one, on a tie) and return `(best_epoch, stop_epoch)`.
 
 # %% solution 04_training_loop-early-stop
 ### BEGIN SOLUTION
-def early_stop(val_losses, patience):
-    best, best_epoch, waited = math.inf, 0, 0
-    for epoch, loss in enumerate(val_losses, start=1):
-        if loss < best:
-            best, best_epoch, waited = loss, epoch, 0
+def fit_early_stopping(model, train_one_epoch, validation_loss, max_epochs, patience):
+    best_loss, best_epoch, best_state, waited = math.inf, 0, None, 0
+    for epoch in range(1, max_epochs + 1):
+        train_one_epoch()
+        loss = validation_loss()
+        if loss < best_loss:
+            best_loss, best_epoch, waited = loss, epoch, 0
+            best_state = copy.deepcopy(model.state_dict())
         else:
             waited += 1
             if waited == patience:
-                return best_epoch, epoch
-    return best_epoch, len(val_losses)
+                break
+    model.load_state_dict(best_state)
+    return best_epoch, epoch
 ### END SOLUTION
 
-# %% test 04_training_loop-early-stop-test points=2
-_answered = (early_stop,)  # a NameError here reads as "not answered yet"
-_curve = [0.9, 0.7, 0.7, 0.72, 0.6, 0.65, 0.66, 0.67]
-with checks.explain_errors({}, "early_stop(...)"):
-    _got = early_stop(_curve, 2)
-checks.expect_type(_got, (tuple, list), "early_stop(...)")
-checks.reject(tuple(_got), {
+# %% test 04_training_loop-early-stop-test points=3
+_answered = (fit_early_stopping,)  # a NameError here reads as "not answered yet"
+
+
+def _scripted_run(curve, patience, max_epochs=None):
+    """A model whose weights read the number of the epoch that trained them (a real SGD
+    step adds 1 to each), and a validation loss that reads `curve` at that epoch."""
+    model = nn.Linear(2, 1)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.zero_()
+    opt = torch.optim.SGD(model.parameters(), lr=1.0)
+    trained = [0]
+
+    def train_one_epoch():
+        for p in model.parameters():
+            p.grad = torch.full_like(p, -1.0)
+        opt.step()
+        trained[0] += 1
+
+    def validation_loss():
+        return curve[round(model.bias.item()) - 1]
+
+    with checks.explain_errors({}, "fit_early_stopping(...)"):
+        result = fit_early_stopping(model, train_one_epoch, validation_loss,
+                                    max_epochs or len(curve), patience)
+    checks.expect_true(isinstance(result, (tuple, list)) and len(result) == 2,
+                       "[mc:early-stop.rule] Return (best_epoch, stop_epoch).")
+    return tuple(result), round(model.bias.item()), trained[0]
+
+
+_got, _held, _trained = _scripted_run([0.9, 0.7, 0.7, 0.72, 0.6, 0.65, 0.66, 0.67], 2)
+checks.reject(_got, {
     (5, 7): "[mc:early-stop.ties-improve] A loss equal to the best is not an improvement: "
             "epoch 3's 0.7 ties epoch 2's, so it counts towards the patience.",
     (5, 8): "[mc:early-stop.off-by-one] Training stops after patience epochs without a new "
             "best, not patience + 1.",
     (1, 3): "[mc:early-stop.zero-based] Epochs are numbered from 1 here.",
-    (4, 4): "[mc:early-stop.last-not-best] The best epoch is the one with the lowest loss, "
-            "not the epoch where training stopped.",
-}, "early_stop(curve, 2)")
+}, "fit_early_stopping on a curve with a tie")
+checks.expect_true(_trained == _got[1], f"[mc:early-stop.extra-epochs] train_one_epoch ran "
+                   f"{_trained} times but you report stopping after epoch {_got[1]}: train "
+                   "exactly up to the epoch you stop after.")
+checks.expect_true(_held == _got[0], f"[mc:early-stop.state-dict-alias] The model ends with "
+                   f"the weights of epoch {_held}, not of the best epoch {_got[0]}: the best "
+                   "weights were not loaded back, or they were kept as model.state_dict() "
+                   "without a copy, which follows the model as it trains. Keep "
+                   "copy.deepcopy(model.state_dict()) and load it before returning.")
+_got2, _, _ = _scripted_run([1.0, 0.9, 0.95, 0.8, 0.85, 0.7, 0.75, 0.76, 0.77], 2)
+checks.reject(_got2, {
+    (4, 5): "[mc:early-stop.no-reset] You stopped at epoch 5, but epochs 4 and 6 each brought "
+            "a new best: 'in a row' means the count starts again at 0 after every new best.",
+}, "fit_early_stopping on a curve with new bests between waits")
 ### BEGIN HIDDEN TESTS
-def _reference_stop(losses, patience):
+def _reference_stop(losses, patience, max_epochs):
     best, at, waited = math.inf, 0, 0
-    for e, v in enumerate(losses, 1):
+    for e, v in enumerate(losses[:max_epochs], 1):
         if v < best:
             best, at, waited = v, e, 0
         else:
             waited += 1
             if waited == patience:
                 return at, e
-    return at, len(losses)
+    return at, max_epochs
 
 
-for _losses, _patience in [(_curve, 2), (history.val_loss, 1), (history.val_loss, 3),
-                           ([3.0, 2.0, 1.0], 2), ([1.0, 1.0, 1.0, 0.5], 3)]:
-    _mine = tuple(early_stop(list(_losses), _patience))
-    if _mine != _reference_stop(_losses, _patience):
-        checks.reject(True, {True: f"[mc:early-stop.rule] On {len(_losses)} epochs with patience "
-                                   f"{_patience} your answer {_mine} is not right: count the epochs "
-                                   "since the last strictly lower loss, stop when the count "
-                                   "reaches patience, and number epochs from 1."}, "early_stop")
+for _curve, _patience, _max in [([0.9, 0.7, 0.7, 0.72, 0.6, 0.65, 0.66, 0.67], 2, 8),
+                                ([1.0, 0.9, 0.95, 0.8, 0.85, 0.7, 0.75, 0.76, 0.77], 2, 9),
+                                (list(history.val_loss), 1, 10), (list(history.val_loss), 3, 10),
+                                ([3.0, 2.0, 1.0], 2, 3), ([1.0, 1.0, 1.0, 0.5], 3, 4),
+                                ([2.0, 1.0, 1.5, 1.4, 1.3, 1.2, 0.5], 5, 6)]:
+    _want = _reference_stop(_curve, _patience, _max)
+    _mine, _held, _trained = _scripted_run(_curve, _patience, _max)
+    checks.expect_true(_mine == _want, f"[mc:early-stop.rule] On {len(_curve)} losses with "
+                       f"patience {_patience} and max_epochs {_max} your answer {_mine} is not "
+                       "right: count the epochs since the last strictly lower loss, reset the "
+                       "count at every new best, stop when it reaches patience, number epochs "
+                       "from 1.")
+    checks.expect_true(_held == _want[0] and _trained == _want[1],
+                       f"[mc:early-stop.state-dict-alias] After {_want[1]} epochs the model "
+                       f"should hold epoch {_want[0]}'s weights; it holds epoch {_held}'s "
+                       f"after {_trained} epochs of training.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 8. Gradient clipping and NaN detection
+# ## 8. Gradient clipping and non-finite losses
 #
 # A single bad batch can produce a huge gradient and throw the weights far away.
 # `nn.utils.clip_grad_norm_(params, max_norm)` measures the norm of all gradients
@@ -720,35 +1442,53 @@ print(f"returned norm {returned.item():.2f} (before: {before.norm().item():.2f})
 print("same direction:", torch.allclose(before / before.norm(), after / after.norm()))
 
 # %% [markdown]
-# A loss that becomes `nan` or `inf` poisons every weight at the next step, and the
-# curves of a long run only show it later. Check `torch.isfinite(loss)` before backward
-# and stop with a message that names the step, as the instrument does:
+# A loss can stop being a finite number: float32 overflows to `inf` above about 3.4e38,
+# and `inf − inf` or `0 × inf` is `nan`. `torch.isfinite` is False for both kinds, while
+# `torch.isnan` sees only one:
 
 # %%
 big = torch.tensor(3e38)
 print("3e38 * 10 =", (big * 10).item(), "| inf - inf =", (big * 10 - big * 10).item())
-
-
-def check_loss(loss, step):
-    if not torch.isfinite(loss):
-        raise FloatingPointError(f"the loss became {loss.item()} at step {step}")
-
-
-with checks.expect_error(FloatingPointError):
-    for step, value in enumerate([2.3, 1.9, float("nan"), 1.2], start=1):
-        check_loss(torch.tensor(value), step)
+special = torch.tensor([1.0, math.inf, -math.inf, math.nan])
+print("values:        ", special.tolist())
+print("torch.isfinite:", torch.isfinite(special).tolist())
+print("torch.isnan:   ", torch.isnan(special).tolist())
 
 # %% [markdown]
-# ### Exercise 4: a guarded step (2 points)
+# What one step on an infinite loss does to a model, with clipping in place:
+
+# %%
+torch.manual_seed(0)
+victim = nn.Linear(3, 2)
+victim_opt = torch.optim.SGD(victim.parameters(), lr=0.1)
+x_probe = torch.ones(1, 3)
+inf_loss = victim(x_probe).pow(2).sum() * math.inf
+inf_loss.backward()
+print("loss:", inf_loss.item(), "| weight.grad:", victim.weight.grad.flatten().tolist())
+print("clip_grad_norm_ returned", nn.utils.clip_grad_norm_(victim.parameters(), 1.0).item(),
+      "| weight.grad after clipping:", victim.weight.grad.flatten().tolist())
+victim_opt.step()
+print("weights after the step:", victim.weight.detach().flatten().tolist())
+print("the next loss:", victim(x_probe).pow(2).sum().item())
+
+# %% [markdown]
+# Clipping cannot repair it (an infinite norm scales every gradient by 0, and
+# `inf × 0 = nan`), and after one step every later loss is nan. The loss is the one
+# number to check: test it **before** `backward`, and stop with a message that says at
+# which step it happened, so the run can be traced back to its batch. (`clip_grad_norm_`
+# also takes `error_if_nonfinite=True`, which raises after backward has already run.)
 #
-# *Misconception targeted: back-propagating a NaN loss, or clipping after the weights
-# have already moved.*
+# ### Exercise 6: a guarded step (2 points)
 #
-# Write `guarded_step(model, loss, optimizer, step, max_norm)`. The caller has already run
-# `zero_grad` and the forward pass. If `loss` is not finite, raise `FloatingPointError`
-# with a message containing the step number, and leave the weights alone. Otherwise run
-# backward, clip the gradients' total norm to `max_norm`, step, and return the norm
-# before clipping as a Python float.
+# *Misconception targeted: checking only for NaN where the task says "not finite",
+# back-propagating a loss before checking it, or clipping after the weights have moved.*
+#
+# Write `guarded_step(model, loss, optimizer, step, max_norm)`. The caller has already
+# run `optimizer.zero_grad()` (every `.grad` is None) and the forward pass. If `loss` is
+# not finite, raise `FloatingPointError` with a message containing the step number,
+# before anything else: no backward (every `.grad` stays None), no change to the weights.
+# Otherwise run backward, clip the gradients' total norm to `max_norm`, step, and return
+# the norm before clipping as a Python float.
 
 # %% solution 04_training_loop-guarded-step
 ### BEGIN SOLUTION
@@ -763,35 +1503,53 @@ def guarded_step(model, loss, optimizer, step, max_norm):
 
 # %% test 04_training_loop-guarded-step-test points=2
 _answered = (guarded_step,)  # a NameError here reads as "not answered yet"
+
+
+def _refused(scale, step, kind):
+    """guarded_step on a non-finite loss (the model's output times `scale`) must raise
+    FloatingPointError naming `step`, with no backward and no change to the weights."""
+    torch.manual_seed(5)
+    m = nn.Linear(3, 2)
+    start = copy.deepcopy(m.state_dict())
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    opt.zero_grad()
+    bad = (m(torch.randn(6, 3)) ** 2).mean() * scale
+    try:
+        guarded_step(m, bad, opt, step, 1.0)
+    except FloatingPointError as error:
+        checks.expect_true(str(step) in str(error), "[mc:nan.step-not-named] The error should "
+                           f"name the step ({step}) so the run can be traced; it said: {error}")
+    except Exception as error:
+        checks.reject(True, {True: f"[mc:nan.not-detected] A {kind} loss should raise "
+                                   f"FloatingPointError; got {type(error).__name__}: {error}"},
+                      f"guarded_step with a {kind} loss")
+    else:
+        hint = ("[mc:nan.inf-not-checked] guarded_step let an infinite loss through: 'not "
+                "finite' means inf and -inf as well as nan. torch.isnan misses them; "
+                "torch.isfinite catches all three." if "inf" in kind else
+                "[mc:nan.not-detected] guarded_step returned for a NaN loss: check "
+                "torch.isfinite(loss) before backward and raise.")
+        checks.reject(True, {True: hint}, f"guarded_step with a {kind} loss")
+    checks.expect_true(all(p.grad is None for p in m.parameters()),
+                       f"[mc:nan.backward-before-check] The {kind} loss was back-propagated "
+                       "before the check: every .grad is now filled with nan or inf. Check the "
+                       "loss first and raise before calling backward.")
+    checks.expect_true(all(torch.equal(m.state_dict()[k], v) for k, v in start.items()),
+                       f"[mc:nan.not-detected] The weights changed on a {kind} loss: raise "
+                       "before backward and step.")
+
+
+_refused(math.nan, 17, "NaN")
+_refused(math.inf, 3, "+inf")
 torch.manual_seed(5)
 _m = nn.Linear(3, 2)
 _start = copy.deepcopy(_m.state_dict())
 _opt = torch.optim.SGD(_m.parameters(), lr=0.1)
 _x = torch.randn(6, 3)
-_bad = _m(_x).sum() * float("nan")
-try:
-    guarded_step(_m, _bad, _opt, 17, 1.0)
-except FloatingPointError as _error:
-    if "17" not in str(_error):
-        checks.reject(True, {True: "[mc:nan.step-not-named] The error should name the step "
-                                   f"(17) so the run can be traced; it said: {_error}"},
-                      "the FloatingPointError message")
-except Exception as _error:
-    checks.reject(True, {True: "[mc:nan.not-detected] A NaN loss should raise FloatingPointError "
-                               f"before backward; got {type(_error).__name__}: {_error}"},
-                  "guarded_step with a NaN loss")
-else:
-    checks.reject(True, {True: "[mc:nan.not-detected] guarded_step returned for a NaN loss: "
-                               "check torch.isfinite(loss) before backward and raise."},
-                  "guarded_step with a NaN loss")
-if any(not torch.equal(_m.state_dict()[k], v) for k, v in _start.items()):
-    checks.reject(True, {True: "[mc:nan.not-detected] The weights changed on a NaN loss: "
-                               "raise before backward and step."}, "the weights")
 _opt.zero_grad()
 _loss = (_m(_x) * 50).pow(2).mean()
 _twin = copy.deepcopy(_m)
-_twin_loss = (_twin(_x) * 50).pow(2).mean()
-_twin_loss.backward()
+(_twin(_x) * 50).pow(2).mean().backward()
 _true_norm = torch.cat([p.grad.flatten() for p in _twin.parameters()]).norm().item()
 _unclipped = [p.detach() - 0.1 * p.grad for p in _twin.parameters()]
 with checks.explain_errors({}, "guarded_step(...)"):
@@ -803,6 +1561,7 @@ checks.reject_close(_norm, {1.0: "[mc:clip.norm-after-clipping] Return the norm 
                                  "clipping (what clip_grad_norm_ returns), not max_norm."},
                     "the returned norm")
 ### BEGIN HIDDEN TESTS
+_refused(-math.inf, 42, "-inf")
 _scale = min(1.0, 1.0 / (_true_norm + 1e-6))
 checks.expect_close(_norm, _true_norm, "the returned norm", rtol=1e-4,
                     hint="[mc:clip.norm-after-clipping] The total norm before clipping.")
@@ -819,7 +1578,8 @@ checks.expect_close(_m.weight.detach(), _start["weight"] - 0.1 * _scale * _twin.
 # count), and where you are (the epoch). Save it with `torch.save` and read it back with
 # `torch.load(..., weights_only=True)`, which refuses to run code hidden in a file
 # (it only unpickles tensors, numbers and containers, never an arbitrary object whose
-# loading could run code). Resuming then gives exactly the losses an uninterrupted run gives:
+# loading could run code). A loop with no randomness in it then resumes with the same
+# losses as an uninterrupted run:
 
 # %%
 def fresh():
@@ -861,108 +1621,188 @@ m3.load_state_dict(ckpt["model"])                   # the optimizer's state forg
 print("model only:   ", steps(m3, opt3, batches[3:]))
 
 # %% [markdown]
-# A loop that **shuffles** also depends on its random generator: the next epoch's order
-# comes from its state. `generator.get_state()` returns that state as a tensor and
-# `generator.set_state(state)` puts it back:
+# ### What "exactly" requires
+#
+# Those losses match to the last bit because nothing in that loop is random and this
+# page runs deterministic algorithms on one thread. In general a resumed run repeats the
+# uninterrupted one exactly only when
+#
+# 1. **every state the next step reads is restored**: the model's, the optimizer's and
+#    the scheduler's `state_dict`, and the position (epoch, step);
+# 2. **every random generator the loop draws from is restored**: the global CPU generator
+#    (`torch.get_rng_state()` / `torch.set_rng_state()`; dropout, `torch.randn` and a
+#    `DataLoader` that shuffles without a generator of its own draw from it), each
+#    `torch.Generator` you made (`get_state()` / `set_state()`, for example the one a
+#    `DataLoader(..., generator=g)` shuffles with), on a GPU the CUDA generators
+#    (`torch.cuda.get_rng_state_all()`), and Python's `random` or NumPy's generators if
+#    the loop uses them;
+# 3. **the same computation runs**: deterministic algorithms, the same number of threads,
+#    the same device and library versions, so that every sum is added up in the same order.
+#
+# A checkpoint between two epochs is the simple case: a shuffling `DataLoader` draws each
+# epoch's order from its generator when that epoch starts, so restoring the generator
+# repeats the next epoch's order (resuming in the middle of an epoch also means skipping
+# the batches already used). A loop with dropout, shuffled by a `DataLoader`, resumed
+# after its first epoch with more and more of its state restored:
 
 # %%
-g = torch.Generator().manual_seed(0)
-torch.randperm(5, generator=g)
-state = g.get_state()
-print("next order:", torch.randperm(5, generator=g).tolist())
-g.set_state(state)
-print("after set_state, again:", torch.randperm(5, generator=g).tolist())
-
-# %% [markdown]
-# ### Exercise 5: checkpoint a shuffling loop (2 points)
-#
-# *Misconception targeted: a checkpoint of the model alone, without the optimizer's state
-# or the shuffling generator's.*
-#
-# Write `save_checkpoint(path, model, optimizer, generator, epoch)` and
-# `load_checkpoint(path, model, optimizer, generator)`, which restores all three objects
-# in place and returns the saved epoch, so that a resumed run produces exactly the
-# losses of an uninterrupted one. Load with `weights_only=True`.
-
-# %% solution 04_training_loop-checkpoint
-### BEGIN SOLUTION
-def save_checkpoint(path, model, optimizer, generator, epoch):
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "generator": generator.get_state(), "epoch": epoch}, path)
+shuffled = TensorDataset(X_train[:256], y_train[:256])
 
 
-def load_checkpoint(path, model, optimizer, generator):
-    checkpoint = torch.load(path, weights_only=True)
-    model.load_state_dict(checkpoint["model"])
-    optimizer.load_state_dict(checkpoint["optimizer"])
-    generator.set_state(checkpoint["generator"])
-    return checkpoint["epoch"]
-### END SOLUTION
-
-# %% test 04_training_loop-checkpoint-test points=2
-_answered = (save_checkpoint, load_checkpoint,)  # a NameError here reads as "not answered yet"
+def dropout_run():
+    torch.manual_seed(7)
+    m = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Dropout(0.3), nn.Linear(32, 10))
+    g = torch.Generator().manual_seed(1)
+    loader = DataLoader(shuffled, batch_size=64, shuffle=True, generator=g)
+    return m, torch.optim.Adam(m.parameters(), lr=1e-2), g, loader
 
 
-def _setup_run():
-    torch.manual_seed(3)
-    m = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10))
-    return m, torch.optim.Adam(m.parameters(), lr=1e-2), torch.Generator().manual_seed(5)
-
-
-def _shuffled_epoch(m, opt, gen):
-    order, out = torch.randperm(256, generator=gen), []
-    for i in range(0, 256, 64):
-        idx = order[i:i + 64]
+def loader_epoch(m, opt, loader):
+    out = []
+    for xb, yb in loader:
         opt.zero_grad()
-        loss = nn.functional.cross_entropy(m(X_train[idx]), y_train[idx])
+        loss = nn.functional.cross_entropy(m(xb), yb)
         loss.backward()
         opt.step()
         out.append(loss.item())
     return out
 
 
+m, opt, g, loader = dropout_run()
+loader_epoch(m, opt, loader)
+resume_path = os.path.join(checkpoint_dir.name, "dropout.pt")
+torch.save({"model": m.state_dict(), "optimizer": opt.state_dict(),
+            "loader_generator": g.get_state(), "global_rng": torch.get_rng_state()}, resume_path)
+uninterrupted = loader_epoch(m, opt, loader)
+for restored in (("model", "optimizer"), ("model", "optimizer", "loader_generator"),
+                 ("model", "optimizer", "loader_generator", "global_rng")):
+    m2, opt2, g2, loader2 = dropout_run()
+    torch.manual_seed(1234)                         # a new process's generator is elsewhere
+    saved = torch.load(resume_path, weights_only=True)
+    m2.load_state_dict(saved["model"])
+    opt2.load_state_dict(saved["optimizer"])
+    if "loader_generator" in restored:
+        g2.set_state(saved["loader_generator"])
+    if "global_rng" in restored:
+        torch.set_rng_state(saved["global_rng"])
+    print(f"restored {' + '.join(restored):45s} exactly equal: "
+          f"{loader_epoch(m2, opt2, loader2) == uninterrupted}")
+
+# %% [markdown]
+# ### Exercise 7: a checkpoint that resumes exactly (3 points)
+#
+# *Misconception targeted: a checkpoint of the model alone, or one that forgets the
+# optimizer, the scheduler, the loader's generator or the global generator dropout uses.*
+#
+# Write `save_checkpoint(path, model, optimizer, scheduler, loader_generator, epoch)` and
+# `load_checkpoint(path, model, optimizer, scheduler, loader_generator)`. The run they
+# serve: a model with dropout, trained from a `DataLoader` that shuffles with
+# `generator=loader_generator`, with the scheduler stepped after every batch; the
+# checkpoint is taken between two epochs. `load_checkpoint` restores everything in place
+# and returns the saved epoch, so that the resumed run repeats the uninterrupted run's
+# losses exactly. Load with `weights_only=True`.
+
+# %% solution 04_training_loop-checkpoint
+### BEGIN SOLUTION
+def save_checkpoint(path, model, optimizer, scheduler, loader_generator, epoch):
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "scheduler": scheduler.state_dict(), "loader_generator": loader_generator.get_state(),
+                "global_rng": torch.get_rng_state(), "epoch": epoch}, path)
+
+
+def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
+    checkpoint = torch.load(path, weights_only=True)
+    model.load_state_dict(checkpoint["model"])
+    optimizer.load_state_dict(checkpoint["optimizer"])
+    scheduler.load_state_dict(checkpoint["scheduler"])
+    loader_generator.set_state(checkpoint["loader_generator"])
+    torch.set_rng_state(checkpoint["global_rng"])
+    return checkpoint["epoch"]
+### END SOLUTION
+
+# %% test 04_training_loop-checkpoint-test points=3
+_answered = (save_checkpoint, load_checkpoint,)  # a NameError here reads as "not answered yet"
+_resume_data = TensorDataset(X_train[:256], y_train[:256])
+
+
+def _setup_run():
+    torch.manual_seed(3)
+    m = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Dropout(0.3), nn.Linear(32, 10))
+    o = torch.optim.Adam(m.parameters(), lr=1e-2)
+    s = torch.optim.lr_scheduler.OneCycleLR(o, max_lr=1e-2, total_steps=8, cycle_momentum=False)
+    g = torch.Generator().manual_seed(5)
+    return m, o, s, g, DataLoader(_resume_data, batch_size=64, shuffle=True, generator=g)
+
+
+def _run_epoch(m, o, s, loader):
+    m.train()
+    out = []
+    for xb, yb in loader:
+        o.zero_grad()
+        loss = nn.functional.cross_entropy(m(xb), yb)
+        loss.backward()
+        o.step()
+        s.step()
+        out.append(loss.item())
+    return out
+
+
 _scratch = tempfile.TemporaryDirectory()
 _path = os.path.join(_scratch.name, "student.pt")
-_m, _o, _g = _setup_run()
-_shuffled_epoch(_m, _o, _g)
-_saved = (copy.deepcopy(_m.state_dict()), copy.deepcopy(_o.state_dict()), _g.get_state())
+_m, _o, _s, _g, _loader = _setup_run()
+_run_epoch(_m, _o, _s, _loader)
+_saved = {"model": copy.deepcopy(_m.state_dict()), "optimizer": copy.deepcopy(_o.state_dict()),
+          "scheduler": copy.deepcopy(_s.state_dict()), "loader_generator": _g.get_state(),
+          "global_rng": torch.get_rng_state()}
 with checks.explain_errors({}, "save_checkpoint(...)"):
-    save_checkpoint(_path, _m, _o, _g, 1)
-_expected = _shuffled_epoch(_m, _o, _g)
-_m2, _o2, _g2 = _setup_run()
+    save_checkpoint(_path, _m, _o, _s, _g, 1)
+torch.set_rng_state(_saved["global_rng"])  # whatever saving drew, the run goes on from here
+_expected = _run_epoch(_m, _o, _s, _loader)
+
+
+def _resume(loader_fn, missing=()):
+    """Epoch 2 of a fresh setup, in a new process's RNG state, restored by loader_fn, or by
+    the saved states other than `missing`."""
+    m, o, s, g, loader = _setup_run()
+    torch.manual_seed(999)
+    result = None
+    if loader_fn is not None:
+        result = loader_fn(m, o, s, g)
+    else:
+        for part, restore in (("model", m.load_state_dict), ("optimizer", o.load_state_dict),
+                              ("scheduler", s.load_state_dict), ("loader_generator", g.set_state),
+                              ("global_rng", torch.set_rng_state)):
+            if part not in missing:
+                restore(copy.deepcopy(_saved[part]))  # a loaded optimizer keeps using these tensors
+    return result, _run_epoch(m, o, s, loader)
+
+
 with checks.explain_errors({"weights_only": "Save only tensors, numbers and dicts of them "
-                                            "(state_dicts, get_state()) so weights_only "
-                                            "loading accepts the file."}, "load_checkpoint(...)"):
-    _epoch = load_checkpoint(_path, _m2, _o2, _g2)
-_got = _shuffled_epoch(_m2, _o2, _g2)
-
-
-def _variant(model_state, optimizer_state, generator_state):
-    m, o, g = _setup_run()
-    if model_state is not None:
-        m.load_state_dict(model_state)
-    if optimizer_state is not None:
-        o.load_state_dict(optimizer_state)
-    if generator_state is not None:
-        g.set_state(generator_state)
-    return _shuffled_epoch(m, o, g)
-
-
-checks.reject(_got, {
-    tuple(_variant(_saved[0], _saved[1], None)): "[mc:checkpoint.generator-state] The batches "
-        "came in a different order: save generator.get_state() and restore it with set_state().",
-    tuple(_variant(_saved[0], None, _saved[2])): "[mc:checkpoint.optimizer-state] Adam restarted "
-        "from scratch: save optimizer.state_dict() and load it too.",
-}, "the losses after resuming")
-checks.expect_equal(_epoch, 1, "the epoch load_checkpoint returned",
-                    wrong={None: "[mc:checkpoint.epoch] Return the saved epoch so the loop "
-                                 "knows where to continue."})
+                                            "(state_dicts, get_state(), get_rng_state()) so "
+                                            "weights_only loading accepts the file."},
+                           "load_checkpoint(...)"):
+    _epoch, _got = _resume(lambda m, o, s, g: load_checkpoint(_path, m, o, s, g))
+_messages = {
+    "global_rng": "[mc:checkpoint.global-rng] The batches came in the right order but dropout "
+                  "dropped other units: dropout draws from the global generator. Save "
+                  "torch.get_rng_state() and restore it with torch.set_rng_state().",
+    "loader_generator": "[mc:checkpoint.generator-state] The batches came in a different order: "
+                        "save loader_generator.get_state() and restore it with set_state().",
+    "optimizer": "[mc:checkpoint.optimizer-state] Adam restarted from scratch: save "
+                 "optimizer.state_dict() and load it too.",
+    "scheduler": "[mc:checkpoint.scheduler-state] The learning rate restarted its schedule: "
+                 "save scheduler.state_dict() and load it too.",
+    "model": "[mc:checkpoint.model-state] The model started from its initial weights: save "
+             "model.state_dict() and load it.",
+}
+for _part, _message in _messages.items():
+    checks.reject(_got, {tuple(_resume(None, (_part,))[1]): _message}, "the losses after resuming")
+checks.expect_true(_epoch == 1, "[mc:checkpoint.epoch] load_checkpoint should return the saved "
+                   f"epoch (1 here) so the loop knows where to continue; it returned {_epoch!r}.")
 ### BEGIN HIDDEN TESTS
-if _got != _expected:
-    checks.reject(True, {True: "[mc:checkpoint.incomplete] The resumed losses differ from the "
-                               "uninterrupted run's: restore the model's state_dict, the "
-                               "optimizer's state_dict and the generator's state."},
-                  "the losses after resuming")
+checks.expect_true(_got == _expected, "[mc:checkpoint.incomplete] The resumed losses differ "
+                   "from the uninterrupted run's: restore the model, the optimizer, the "
+                   "scheduler, the loader's generator and the global generator.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1012,7 +1852,7 @@ print("equal within float32 rounding:",
       all(torch.allclose(p.grad, f, atol=1e-6) for p, f in zip(acc_model.parameters(), full_grad)))
 
 # %% [markdown]
-# ### Exercise 6: one step from accumulated gradients (2 points)
+# ### Exercise 8: one step from accumulated gradients (2 points)
 #
 # *Misconception targeted: adding micro-batch means without weighting them, or stepping
 # after every micro-batch.*
@@ -1080,7 +1920,7 @@ checks.expect_close(_ret, _ce(_twin(_X), _y).item(), "the returned loss", rtol=1
 # Inside `torch.autocast(device_type, dtype)`, operations that tolerate low precision
 # (matrix multiplications, `Linear`) run in that dtype, and precision-sensitive ones
 # stay in float32. On a CPU autocast's default low-precision type is bfloat16: it keeps
-# float32's range (so no loss scaling is needed) with fewer mantissa bits. The older
+# float32's range (8 exponent bits) with fewer mantissa bits. The older
 # `torch.cuda.amp.autocast()` is deprecated; write `torch.autocast("cuda")` on a GPU.
 
 # %%
@@ -1109,23 +1949,88 @@ optimizer.step()
 print("loss", amp_loss.dtype, "| weight", model[0].weight.dtype, "| grad", model[0].weight.grad.dtype)
 
 # %% [markdown]
+# ### float16 and GradScaler
 #
-# ## 11. Exercise 7: the bug hunt (5 points)
+# On CUDA GPUs, autocast is often run with `dtype=torch.float16` (older GPUs have no fast
+# bfloat16). float16 has only 5 exponent bits: its smallest positive value is 2⁻²⁴
+# (about 6e-8), and anything much smaller rounds to 0. Small gradients then vanish
+# (**underflow**). Multiplying the loss by a large factor before `backward` scales every
+# gradient by the same factor, into float16's range; dividing them back before the step
+# gives the true gradient:
+
+# %%
+tiny = torch.tensor([1e-4, 1e-6, 1e-8])
+print("as float16:               ", tiny.half().tolist())
+print("× 2¹⁶ as float16, ÷ 2¹⁶:  ", ((tiny * 2 ** 16).half().float() / 2 ** 16).tolist())
+print("2⁻²⁴ and 2⁻²⁶ as float16: ", torch.tensor([2.0 ** -24, 2.0 ** -26]).half().tolist())
+
+# %% [markdown]
+# `torch.amp.GradScaler` does the multiplying and dividing, and chooses the factor itself:
+# `scaler.scale(loss).backward()` back-propagates the scaled loss; `scaler.step(optimizer)`
+# unscales the gradients and steps, unless they hold inf or nan (the factor was too
+# large), in which case it **skips** the step; `scaler.update()` then halves the factor
+# after a skipped step and doubles it after 2000 good ones. Its mechanics, run on the CPU
+# with float32 (where nothing underflows; this only shows what it does):
+
+# %%
+p = nn.Parameter(torch.tensor([1.0, 2.0]))
+scaled_opt = torch.optim.SGD([p], lr=0.1)
+scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 16)
+for label, make_loss in [("finite loss", lambda: (3 * p).sum()),
+                         ("infinite loss", lambda: (p * math.inf).sum())]:
+    scaled_opt.zero_grad()
+    scaler.scale(make_loss()).backward()
+    grad_seen = p.grad.tolist()
+    scaler.step(scaled_opt)
+    scaler.update()
+    print(f"{label:13s}: .grad after backward {grad_seen}, p after step "
+          f"{[round(v, 4) for v in p.tolist()]}, scale now {scaler.get_scale():.0f}")
+
+# %% [markdown]
+# A loop written once for both kinds of machine: float16 with a scaler on CUDA, bfloat16
+# without one elsewhere. On a machine without a GPU the scaler is created disabled
+# (`enabled=False`): `scale` returns the loss unchanged and `step` simply calls
+# `optimizer.step()`. bfloat16 has float32's 8 exponent bits, so its gradients do not
+# underflow and there is nothing to scale.
+
+# %%
+device = "cuda" if torch.cuda.is_available() else "cpu"
+amp_dtype = torch.float16 if device == "cuda" else torch.bfloat16
+torch.manual_seed(0)
+amp_model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10)).to(device)
+amp_opt = torch.optim.Adam(amp_model.parameters(), lr=1e-2)
+amp_scaler = torch.amp.GradScaler(device, enabled=device == "cuda")
+xs, ys = X_train.to(device), y_train.to(device)
+for i in range(0, len(xs), 64):
+    amp_opt.zero_grad()
+    with torch.autocast(device, dtype=amp_dtype):
+        amp_loss = nn.functional.cross_entropy(amp_model(xs[i:i + 64]), ys[i:i + 64])
+    amp_scaler.scale(amp_loss).backward()
+    amp_scaler.step(amp_opt)
+    amp_scaler.update()
+print(f"device {device}, autocast dtype {amp_dtype}, GradScaler enabled: {amp_scaler.is_enabled()}"
+      f", last loss {amp_loss.item():.3f}")
+if device != "cuda":
+    print("float16 with a GradScaler skipped: no CUDA GPU here. On a GPU this cell runs "
+          "float16 under autocast with the scaler enabled.")
+
+# %% [markdown]
+# ## 11. Exercise 9: the bug hunt (5 points)
 #
 # *Misconceptions targeted: layers in a Python list, softmax before `CrossEntropyLoss`,
-# float targets, a missing `zero_grad`, evaluation without `eval()` and `no_grad()`.*
+# float targets, a missing `zero_grad`, `F.dropout` that ignores `eval()`, and evaluation
+# without `eval()`, without `no_grad()` or without restoring each submodule's mode.*
 #
-# This code has five bugs. Each one is a mistake from this notebook or from 03.
+# This code has six bugs. Each one is a mistake from this notebook or from 03.
 
 # %%
 class BuggyNet(nn.Module):
     def __init__(self):
         super().__init__()
         self.layers = [nn.Linear(64, 64), nn.Linear(64, 10)]
-        self.dropout = nn.Dropout(0.2)
 
     def forward(self, x):
-        x = self.dropout(torch.relu(self.layers[0](x)))
+        x = F.dropout(torch.relu(self.layers[0](x)), 0.2)
         return torch.softmax(self.layers[1](x), dim=1)
 
 
@@ -1149,7 +2054,8 @@ with checks.expect_error(ValueError, RuntimeError):
 # %% [markdown]
 # Fix it: define `DigitNet`, `train_digits(model, X, y, steps=100, lr=0.01)` and
 # `digit_accuracy(model, X, y)` doing what the buggy versions mean to do. Keep the
-# architecture (Linear(64, 64), ReLU, Dropout(0.2), Linear(64, 10)) and full-batch Adam.
+# architecture (Linear(64, 64), ReLU, dropout with p = 0.2, Linear(64, 10)) and
+# full-batch Adam. `digit_accuracy` leaves every submodule in the mode it found it in.
 # Fix one error at a time: each fix lets the code run further and shows the next symptom.
 # The test trains your fixed model and checks that it learns.
 
@@ -1159,10 +2065,9 @@ class DigitNet(nn.Module):
     def __init__(self):
         super().__init__()
         self.layers = nn.ModuleList([nn.Linear(64, 64), nn.Linear(64, 10)])
-        self.dropout = nn.Dropout(0.2)
 
     def forward(self, x):
-        x = self.dropout(torch.relu(self.layers[0](x)))
+        x = F.dropout(torch.relu(self.layers[0](x)), 0.2, training=self.training)
         return self.layers[1](x)
 
 
@@ -1179,28 +2084,37 @@ def train_digits(model, X, y, steps=100, lr=0.01):
 
 
 def digit_accuracy(model, X, y):
+    before = [m.training for m in model.modules()]
     model.eval()
     with torch.no_grad():
-        return (model(X).argmax(1) == y).float().mean().item()
+        accuracy = (model(X).argmax(1) == y).float().mean().item()
+    for m, mode in zip(model.modules(), before):
+        m.training = mode
+    return accuracy
 ### END SOLUTION
 
 # %% test 04_training_loop-bug-hunt-test points=5
 _answered = (DigitNet, train_digits, digit_accuracy,)  # a NameError here reads as "not answered yet"
 with checks.explain_errors({}, "DigitNet()"):
     _net = DigitNet()
-if len(list(_net.parameters())) < 4:
-    checks.reject(True, {True: "[mc:bughunt.python-list] DigitNet().parameters() misses the "
-                               "Linear layers (symptom: 'optimizer got an empty parameter "
-                               "list'): a plain Python list hides them; use nn.ModuleList."},
-                  "the parameters of DigitNet")
+checks.expect_true(len(list(_net.parameters())) >= 4, "[mc:bughunt.python-list] "
+                   "DigitNet().parameters() misses the Linear layers (symptom: 'optimizer got an "
+                   "empty parameter list'): a plain Python list hides them; use nn.ModuleList.")
 _net.eval()
 with torch.no_grad():
+    torch.manual_seed(1)
     _out = _net(X_val[:20])
+    torch.manual_seed(2)
+    _again = _net(X_val[:20])
 if bool((_out >= 0).all()) and torch.allclose(_out.sum(1), torch.ones(20), atol=1e-4):
     checks.reject(True, {True: "[mc:bughunt.double-softmax] DigitNet returns probabilities "
                                "(symptom: the loss cannot fall below about 1.46): "
                                "CrossEntropyLoss applies log_softmax itself, so return the "
                                "raw logits."}, "DigitNet's output")
+checks.expect_true(torch.equal(_out, _again), "[mc:bughunt.functional-dropout] After eval(), "
+                   "two calls on the same input give different outputs: dropout is still on. "
+                   "F.dropout(x, p) drops whatever the module's mode; pass "
+                   "training=self.training, or use an nn.Dropout layer.")
 _net.train()
 _twin = copy.deepcopy(_net)
 torch.manual_seed(11)
@@ -1212,6 +2126,7 @@ with checks.explain_errors({"dtype": "[mc:bughunt.float-target] (symptom: 'expec
 
 def _loop(model, zero):
     opt = torch.optim.Adam(model.parameters(), lr=0.01)
+    model.train()
     for _ in range(3):
         if zero:
             opt.zero_grad()
@@ -1230,22 +2145,41 @@ checks.reject_close(_mine, {_stale: "[mc:bughunt.no-zero-grad] Every step used t
                                     "earlier gradients (symptom: the loss jumps about): call "
                                     "optimizer.zero_grad() in each iteration."},
                     "the weights after 3 steps of train_digits")
-_calls = []
-_net.register_forward_hook(lambda m, i, o: _calls.append((m.training, torch.is_grad_enabled())))
 _net.train()
+_last = list(_net.modules())[-1]
+_last.eval()                               # one submodule in eval mode, as when part is frozen
+_modes_before = [m.training for m in _net.modules()]
+_calls = []
+_net.register_forward_hook(lambda m, i, o: _calls.append(
+    (any(s.training for s in _net.modules()), torch.is_grad_enabled())))
 with checks.explain_errors({}, "digit_accuracy(...)"):
     _acc = digit_accuracy(_net, X_val, y_val)
-if any(t for t, _ in _calls):
-    checks.reject(True, {True: "[mc:bughunt.eval-mode] digit_accuracy ran with dropout on "
-                               "(symptom: two calls give different accuracies): call "
-                               "model.eval() first."}, "model.training during digit_accuracy")
-if any(g for _, g in _calls):
-    checks.reject(True, {True: "[mc:bughunt.no-grad] digit_accuracy recorded a graph: "
-                               "wrap it in torch.no_grad()."}, "grad mode during digit_accuracy")
+checks.expect_true(not any(t for t, _ in _calls), "[mc:bughunt.eval-mode] digit_accuracy ran "
+                   "with dropout on (symptom: two calls give different accuracies): call "
+                   "model.eval() first.")
+checks.expect_true(not any(g for _, g in _calls), "[mc:bughunt.no-grad] digit_accuracy "
+                   "recorded a graph: wrap it in torch.no_grad().")
+_modes_after = [m.training for m in _net.modules()]
+checks.expect_true(_modes_after[0], "[mc:bughunt.mode-not-restored] digit_accuracy left a "
+                   "training model in eval mode: the training loop that calls it would go on "
+                   "without dropout. Restore the modes it had.")
+checks.expect_true(_modes_after == _modes_before, "[mc:bughunt.mode-restored-top-only] The "
+                   "model's own flag is back, but one submodule that was in eval mode is now "
+                   "training: train(was_training) sets every submodule. Remember each "
+                   "submodule's mode and restore each.")
 ### BEGIN HIDDEN TESTS
 checks.expect_close(_mine, _right, "the weights after 3 steps of train_digits", rtol=1e-4,
                     atol=1e-6, hint="[mc:bughunt.no-zero-grad] Full-batch Adam with zero_grad, "
                                     "forward, loss, backward, step.")
+_net.train()
+with torch.no_grad():
+    torch.manual_seed(3)
+    _t1 = _net(X_val[:20])
+    torch.manual_seed(4)
+    _t2 = _net(X_val[:20])
+checks.expect_true(not torch.equal(_t1, _t2), "[mc:bughunt.dropout-removed] In training mode "
+                   "two calls gave the same output: the architecture keeps its dropout "
+                   "(p = 0.2), active while training.")
 torch.manual_seed(12)
 _fresh = DigitNet()
 train_digits(_fresh, X_train, y_train, steps=150, lr=0.01)
@@ -1274,8 +2208,8 @@ def curve_run(label, tail=(), zero_grad=True, lr=0.01):
 
 runs = [curve_run("correct"), curve_run("no zero_grad", zero_grad=False),
         curve_run("softmax before the loss", tail=[nn.Softmax(dim=1)])]
-for run in runs:
-    print(f"{run.label:24s} final validation loss {run.val_loss[-1]:.3f}, accuracy {run.val_acc[-1]:.1%}")
+for trial in runs:
+    print(f"{trial.label:24s} final validation loss {trial.val_loss[-1]:.3f}, accuracy {trial.val_acc[-1]:.1%}")
 helpers.loss_curves.show(helpers.loss_curves.draw_comparison(runs))
 
 # %% [markdown]
@@ -1299,24 +2233,56 @@ with torch.no_grad():
     print("eval mode: ", [round((dropper(X_val).argmax(1) == y_val).float().mean().item(), 3) for _ in range(3)])
 
 # %% [markdown]
-# **5. Logging loss tensors.** Section 4 measured what a kept validation loss holds;
-# `.item()` is the fix.
+# **5. `F.dropout` without `training=self.training`.** The module follows `eval()`, the
+# function does not:
+
+# %%
+class AlwaysDropping(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(64, 10)
+
+    def forward(self, x):
+        return F.dropout(self.lin(x), 0.5)          # the mistake
+
+
+torch.manual_seed(0)
+always = AlwaysDropping().eval()
+with torch.no_grad():
+    print("eval mode, two calls equal:", torch.equal(always(X_val[:4]), always(X_val[:4])))
+
+# %% [markdown]
+# The fix is `F.dropout(self.lin(x), 0.5, training=self.training)`, or an `nn.Dropout`
+# layer.
+#
+# **6. A "best" checkpoint that follows the model.** Reproduced in section 7:
+# `best = model.state_dict()` shares memory with the parameters; keep
+# `copy.deepcopy(model.state_dict())`.
+#
+# **7. Logging loss tensors.** Section 4 measured what a kept validation loss holds;
+# `.item()` is the fix (every k steps on a GPU, where it synchronises).
 #
 # ## Summary
 #
 # - One iteration: `zero_grad` → forward → loss → `backward` → `step`. Gradients add up
 #   unless cleared; `step` uses whatever `.grad` holds when it runs.
-# - SGD moves θ by −η·∇ (2.0 − 0.2 × 3.0 = 1.4); momentum, Adam and AdamW change only
-#   that update, and each needs its own learning rate.
-# - `CrossEntropyLoss` takes raw logits and int64 class indices; `MSELoss` suits
-#   regression.
-# - Measure with `eval()` and `no_grad()`; log `.item()`.
-# - Early stopping keeps the best epoch's weights; `clip_grad_norm_` bounds a step;
-#   check `torch.isfinite(loss)` and stop naming the step.
-# - A checkpoint holds the model, the optimizer and the generator state; resuming then
-#   repeats the uninterrupted run's losses exactly.
+# - SGD moves θ by −η·∇ (2.0 − 0.2 × 3.0 = 1.4); too large a rate overshoots and then
+#   diverges. Momentum, Adam and AdamW change only that update, and each needs its own
+#   learning rate.
+# - `CrossEntropyLoss` takes raw logits and int64 class indices; an untrained C-class
+#   model should start near ln C; `MSELoss` suits regression.
+# - Measure with `eval()` and `no_grad()`, restore each submodule's mode afterwards, log
+#   `.item()`.
+# - Schedules (`torch.optim.lr_scheduler`) change the rate per step; a warm-up protects the
+#   first steps at a high peak rate. Keep weight decay off biases and normalisation
+#   weights with parameter groups.
+# - Early stopping keeps a deep copy of the best epoch's weights; `clip_grad_norm_` bounds a
+#   step; check `torch.isfinite(loss)` before backward and stop naming the step.
+# - A checkpoint that resumes exactly holds the model, optimizer and scheduler states, the
+#   position, and every random generator the loop uses, and runs deterministically.
 # - Overfit one batch to find bugs fast; accumulate weighted micro-batch gradients when
-#   a batch does not fit; `torch.autocast("cpu", dtype=torch.bfloat16)` for mixed precision.
+#   a batch does not fit; `torch.autocast` for mixed precision, with a `GradScaler` for
+#   float16 on CUDA.
 #
 # **Next:** 05_data replaces the hand-made index batches with `Dataset` and `DataLoader`.
 #
@@ -1332,7 +2298,9 @@ def median_update_ms(explorer, repeat=3):
 
 
 for label, make in [("loop anatomy", helpers.loop_anatomy.explore),
-                    ("live loss curves", helpers.loss_curves.explore)]:
+                    ("live loss curves, a new setting (trains)",
+                     lambda: helpers.loss_curves.explore(cache=False)),
+                    ("live loss curves, a setting already run", helpers.loss_curves.explore)]:
     print(f"{label}: median update (model + draw) {median_update_ms(make()):.0f} ms")
 print(f"the digits MLP reached {test_accuracy:.1%} test accuracy in {train_seconds:.2f} s")
 print(f"this notebook ran top to bottom in {time.perf_counter() - notebook_start:.1f} s")

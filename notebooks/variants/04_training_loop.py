@@ -1,9 +1,12 @@
 """Plausible wrong answers (code, the phrase their test output must contain, the
-misconception id) and other correct answers for notebook 04; see graders/submissions.py."""
+misconception id) and other correct answers for notebook 04; see authoring/submissions.py.
+
+Each wrong answer differs from a right one in one place, so that it loses exactly its
+exercise's points for exactly the misconception it names."""
 
 P = "04_training_loop-"
 
-# The buggy train_epoch variants differ from a right loop in one place each.
+# ---------------------------------------------------------------- Exercise 1: train_epoch
 TRAIN_EPOCH = (
     "def train_epoch(model, loss_fn, optimizer, X, y, batch_size):\n"
     "    losses = []\n"
@@ -24,67 +27,139 @@ def train_epoch(body=RIGHT_BODY, stop=ALL, logged="loss.item()"):
     return TRAIN_EPOCH.format(body=body, stop=stop, logged=logged)
 
 
+# ---------------------------------------------------------------- Exercise 2: evaluate_model
 EVALUATE = (
     "def evaluate_model(model, loss_fn, X, y):\n"
+    "{remember}"
     "{mode}"
     "    {context}\n"
     "        logits = model(X)\n"
     "        loss = loss_fn(logits, y).item()\n"
     "        accuracy = {scale}(logits.argmax(dim=1) == y).float().mean().item()\n"
+    "{restore}"
     "    return loss, accuracy\n"
 )
+REMEMBER_EACH = "    before = [m.training for m in model.modules()]\n"
+RESTORE_EACH = ("    for m, mode in zip(model.modules(), before):\n"
+                "        m.training = mode\n")
+REMEMBER_TOP = "    was_training = model.training\n"
+RESTORE_TOP = "    model.train(was_training)\n"
 
 
-def evaluate(mode="    model.eval()\n", context="with torch.no_grad():", scale=""):
-    return EVALUATE.format(mode=mode, context=context, scale=scale)
+def evaluate(mode="    model.eval()\n", context="with torch.no_grad():", scale="",
+             remember=REMEMBER_EACH, restore=RESTORE_EACH):
+    return EVALUATE.format(mode=mode, context=context, scale=scale, remember=remember,
+                           restore=restore)
 
 
+# ---------------------------------------------------------------- Exercise 3: decay_groups
+def decay_groups(decay, no_decay, wrap="[{first}, {second}]"):
+    return (
+        "def decay_groups(model, weight_decay):\n"
+        f"    decay = {decay}\n"
+        f"    no_decay = {no_decay}\n"
+        "    return " + wrap.format(first='{"params": decay, "weight_decay": weight_decay}',
+                                    second='{"params": no_decay, "weight_decay": 0.0}') + "\n"
+    )
+
+
+# ---------------------------------------------------------------- Exercise 4: warmup
+def warmup(rule="min(1.0, (n + 1) / warmup_steps)"):
+    return ("def warmup(optimizer, warmup_steps):\n"
+            "    return torch.optim.lr_scheduler.LambdaLR(\n"
+            f"        optimizer, lambda n: {rule})\n")
+
+
+WARMUP_FIRST_GROUP_ONLY = (
+    "class Warmup:\n"
+    "    def __init__(self, optimizer, warmup_steps):\n"
+    "        self.optimizer, self.warmup_steps, self.n = optimizer, warmup_steps, 0\n"
+    "        self.peak = optimizer.param_groups[0]['lr']\n"
+    "        optimizer.param_groups[0]['lr'] = self.peak / warmup_steps\n\n"
+    "    def step(self):\n"
+    "        self.n += 1\n"
+    "        factor = min(1.0, (self.n + 1) / self.warmup_steps)\n"
+    "        self.optimizer.param_groups[0]['lr'] = self.peak * factor\n\n\n"
+    "def warmup(optimizer, warmup_steps):\n"
+    "    return Warmup(optimizer, warmup_steps)\n"
+)
+
+# ---------------------------------------------------------------- Exercise 5: fit_early_stopping
 EARLY_STOP = (
-    "def early_stop(val_losses, patience):\n"
-    "    best, best_epoch, waited = math.inf, 0, 0\n"
-    "    for epoch, loss in enumerate(val_losses, start=1):\n"
-    "        if loss {better} best:\n"
-    "            best, best_epoch, waited = loss, epoch, 0\n"
+    "def fit_early_stopping(model, train_one_epoch, validation_loss, max_epochs, patience):\n"
+    "    best_loss, best_epoch, best_state, waited = math.inf, 0, None, 0\n"
+    "    for epoch in range(1, max_epochs + 1):\n"
+    "        train_one_epoch()\n"
+    "        loss = validation_loss()\n"
+    "        if loss {better} best_loss:\n"
+    "            best_loss, best_epoch = loss, epoch\n"
+    "{reset}"
+    "            best_state = {snapshot}\n"
     "        else:\n"
     "            waited += 1\n"
     "            if waited {done} patience:\n"
-    "                return best_epoch, epoch\n"
-    "    return best_epoch, len(val_losses)\n"
+    "                break\n"
+    "    model.load_state_dict(best_state)\n"
+    "    return best_epoch, epoch\n"
 )
 
+
+def early_stop(better="<", done="==", reset="            waited = 0\n",
+               snapshot="copy.deepcopy(model.state_dict())"):
+    return EARLY_STOP.format(better=better, done=done, reset=reset, snapshot=snapshot)
+
+
+# ---------------------------------------------------------------- Exercise 6: guarded_step
 GUARDED = (
     "def guarded_step(model, loss, optimizer, step, max_norm):\n"
     "{check}"
     "    loss.backward()\n"
+    "{late_check}"
     "{middle}"
     "    return {returned}\n"
 )
 CHECK = ("    if not torch.isfinite(loss):\n"
          "        raise FloatingPointError(f\"non-finite loss at step {step}\")\n")
+CHECK_NAN_ONLY = ("    if torch.isnan(loss):\n"
+                  "        raise FloatingPointError(f\"NaN loss at step {step}\")\n")
+CHECK_UNNAMED = ("    if not torch.isfinite(loss):\n"
+                 "        raise FloatingPointError(\"the loss is not finite\")\n")
 CLIP_THEN_STEP = ("    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
                   "    optimizer.step()\n")
 
+
+def guarded(check=CHECK, late_check="", middle=CLIP_THEN_STEP, returned="norm.item()"):
+    return GUARDED.format(check=check, late_check=late_check, middle=middle, returned=returned)
+
+
+# ---------------------------------------------------------------- Exercise 7: checkpoint
 CHECKPOINT = (
-    "def save_checkpoint(path, model, optimizer, generator, epoch):\n"
+    "def save_checkpoint(path, model, optimizer, scheduler, loader_generator, epoch):\n"
     "    torch.save({{{saved}\"epoch\": epoch}}, path)\n\n\n"
-    "def load_checkpoint(path, model, optimizer, generator):\n"
+    "def load_checkpoint(path, model, optimizer, scheduler, loader_generator):\n"
     "    checkpoint = torch.load(path, weights_only=True)\n"
     "{loaded}"
-    "    return checkpoint[\"epoch\"]\n"
+    "    return {returned}\n"
 )
 SAVE = {"model": "\"model\": model.state_dict(), ",
         "optimizer": "\"optimizer\": optimizer.state_dict(), ",
-        "generator": "\"generator\": generator.get_state(), "}
+        "scheduler": "\"scheduler\": scheduler.state_dict(), ",
+        "loader_generator": "\"loader_generator\": loader_generator.get_state(), ",
+        "global_rng": "\"global_rng\": torch.get_rng_state(), "}
 LOAD = {"model": "    model.load_state_dict(checkpoint[\"model\"])\n",
         "optimizer": "    optimizer.load_state_dict(checkpoint[\"optimizer\"])\n",
-        "generator": "    generator.set_state(checkpoint[\"generator\"])\n"}
+        "scheduler": "    scheduler.load_state_dict(checkpoint[\"scheduler\"])\n",
+        "loader_generator": "    loader_generator.set_state(checkpoint[\"loader_generator\"])\n",
+        "global_rng": "    torch.set_rng_state(checkpoint[\"global_rng\"])\n"}
 
 
-def checkpoint(parts=("model", "optimizer", "generator")):
+def checkpoint(missing=(), returned="checkpoint[\"epoch\"]"):
+    parts = [p for p in SAVE if p not in missing]
     return CHECKPOINT.format(saved="".join(SAVE[p] for p in parts),
-                             loaded="".join(LOAD[p] for p in parts))
+                             loaded="".join(LOAD[p] for p in parts), returned=returned)
 
 
+# ---------------------------------------------------------------- Exercise 8: accumulate_step
 ACCUMULATE = (
     "def accumulate_step(model, loss_fn, optimizer, X, y, micro_batch):\n"
     "    optimizer.zero_grad()\n"
@@ -105,17 +180,19 @@ def accumulate(weight=" * len(xb) / len(X)", inner_step="", outer_step="    opti
     return ACCUMULATE.format(weight=weight, inner_step=inner_step, outer_step=outer_step)
 
 
+# ---------------------------------------------------------------- Exercise 9: the bug hunt
 def bug_hunt(layers="nn.ModuleList([nn.Linear(64, 64), nn.Linear(64, 10)])",
+             dropout="F.dropout(torch.relu(self.layers[0](x)), 0.2, training=self.training)",
              out="self.layers[1](x)", zero="        optimizer.zero_grad()\n", target="y",
-             mode="    model.eval()\n", context="with torch.no_grad():"):
+             mode="    model.eval()\n", context="with torch.no_grad():",
+             remember=REMEMBER_EACH, restore=RESTORE_EACH):
     return (
         "class DigitNet(nn.Module):\n"
         "    def __init__(self):\n"
         "        super().__init__()\n"
-        f"        self.layers = {layers}\n"
-        "        self.dropout = nn.Dropout(0.2)\n\n"
+        f"        self.layers = {layers}\n\n"
         "    def forward(self, x):\n"
-        "        x = self.dropout(torch.relu(self.layers[0](x)))\n"
+        f"        x = {dropout}\n"
         f"        return {out}\n\n\n"
         "def train_digits(model, X, y, steps=100, lr=0.01):\n"
         "    optimizer = torch.optim.Adam(model.parameters(), lr=lr)\n"
@@ -128,22 +205,54 @@ def bug_hunt(layers="nn.ModuleList([nn.Linear(64, 64), nn.Linear(64, 10)])",
         "        optimizer.step()\n"
         "    return model\n\n\n"
         "def digit_accuracy(model, X, y):\n"
+        f"{remember}"
         f"{mode}"
         f"    {context}\n"
-        "        return (model(X).argmax(1) == y).float().mean().item()\n"
+        "        accuracy = (model(X).argmax(1) == y).float().mean().item()\n"
+        f"{restore}"
+        "    return accuracy\n"
     )
 
 
 WRONG = {
-    P + "quiz-sgd": [("answer_sgd_theta = 0.0", "goes against the gradient", "sgd.step-adds-gradient")],
-    P + "quiz-no-zero-grad": [("answer_no_zero_grad_w = 0.4", "backward adds to .grad",
-                               "loop.grad-overwritten")],
-    P + "quiz-step-first": [("answer_step_first_frozen = False", "whatever .grad holds",
-                             "loop.step-waits-for-backward")],
-    P + "quiz-learning-rate": [("answer_larger_lr_lower_loss = False", "safe but slow",
-                                "lr.smaller-is-better")],
-    P + "quiz-double-softmax": [("answer_double_softmax_loss = 0.0", "does not take probabilities",
-                                 "loss.ce-takes-probabilities")],
+    P + "quiz-sgd": [
+        ("answer_sgd_theta = -7.0", "keeps the first gradient", "sgd.gradient-fixed"),
+        ("answer_sgd_theta = 0.25", "other side", "sgd.no-overshoot"),
+        ("answer_sgd_theta = 31.25", "climbs the loss", "sgd.step-adds-gradient"),
+        ("answer_sgd_theta = 0.5", "after two steps", "sgd.step-count"),
+        # not in the table: the visible test passes it, the hidden one names the idea
+        ("answer_sgd_theta = 1.0", "gradient at the current", "sgd.gradient-fixed"),
+        ("answer_sgd_theta = '-0.25'", "should be a number", "sgd.gradient-fixed"),
+    ],
+    P + "quiz-no-zero-grad": [
+        ("answer_no_zero_grad_w = 0.2", "backward adds into .grad", "loop.grad-overwritten"),
+        ("answer_no_zero_grad_w = -2.0", "does not double", "loop.grad-doubles"),
+    ],
+    P + "quiz-step-top": [
+        ("answer_step_top_moves = 0", "previous backward left", "loop.step-top-frozen"),
+        ("answer_step_top_moves = 3", "finds .grad still None", "loop.step-waits-for-backward"),
+        ("answer_step_top_moves = 2.0", "whole number", "loop.step-waits-for-backward"),
+    ],
+    P + "quiz-double-softmax": [
+        ("answer_double_softmax_loss = 0.0", "does not take probabilities", "loss.ce-takes-probabilities"),
+        ("answer_double_softmax_loss = 0.6931", "equal logits", "loss.ce-takes-probabilities"),
+        ("answer_double_softmax_loss = 1.3133", "target 1", "loss.ce-wrong-class"),
+    ],
+    P + "quiz-initial-loss": [
+        ("answer_initial_loss = 0.1", "−log of that probability", "sanity.probability-not-loss"),
+        ("answer_initial_loss = 0", "closer to guessing", "sanity.untrained-zero"),
+        ("answer_initial_loss = 0.69", "2-class model", "sanity.two-classes"),
+        ("answer_initial_loss = 4.6", "probability near 1/10", "sanity.initial-loss"),
+    ],
+    P + "quiz-schedule": [
+        ("answer_best_schedule = 'step'", "not undone by smaller", "lr.decay-rescues"),
+        ("answer_best_schedule = 'constant'", "goes wrong", "lr.schedule-wastes-steps"),
+        ("answer_best_schedule = 'warm-up'", "not one of the choices", "lr.decay-rescues"),
+    ],
+    P + "quiz-state-dict": [
+        ("answer_best_survives_step = True", "not a snapshot", "early-stop.state-dict-copy"),
+        ("answer_best_survives_step = 'False'", "True or False", "early-stop.state-dict-copy"),
+    ],
     P + "train-epoch": [
         (train_epoch(body="        loss = loss_fn(model(xb), yb)\n"
                           "        loss.backward()\n"
@@ -159,27 +268,65 @@ WRONG = {
          "loop.drops-last-batch"),
     ],
     P + "evaluate": [
-        (evaluate(mode=""), "dropout", "eval.train-mode"),
+        (evaluate(mode=""), "call model.eval()", "eval.train-mode"),
         (evaluate(context="if True:"), "wrap the forward pass", "eval.grad-enabled"),
         (evaluate(scale="100 * "), "fraction between 0", "eval.percent"),
+        (evaluate(remember=REMEMBER_TOP, restore=RESTORE_TOP), "not every submodule",
+         "eval.mode-restored-top-only"),
+        (evaluate(remember="", restore=""), "Restore the modes it had", "eval.mode-not-restored"),
+        (evaluate(mode="    model.training = False\n"), "switches every submodule", "eval.train-mode"),
+    ],
+    P + "decay-groups": [
+        (decay_groups("list(model.parameters())", "[]"), "biases take weight_decay 0.0",
+         "groups.bias-decayed"),
+        (decay_groups("[p for n, p in model.named_parameters() if not n.endswith('bias')]",
+                      "[p for n, p in model.named_parameters() if n.endswith('bias')]"),
+         "not only by the name 'bias'", "groups.norm-decayed"),
+        (decay_groups("[m.weight for m in model.modules() if isinstance(m, nn.Linear)]",
+                      "[m.bias for m in model.modules() if isinstance(m, nn.Linear)]"),
+         "would never train it", "groups.param-missing"),
+        (decay_groups("list(model.parameters())", "[p for p in model.parameters() if p.ndim == 1]"),
+         "in both groups", "groups.param-missing"),
+        (decay_groups("[p for p in model.parameters() if p.ndim >= 2]",
+                      "[p for p in model.parameters() if p.ndim < 2]", wrap="{first}"),
+         "list of two dicts", "groups.structure"),
+    ],
+    P + "warmup": [
+        (warmup("min(1.0, n / warmup_steps)"), "wasted step", "warmup.first-step-zero"),
+        (warmup("optimizer.param_groups[0]['lr'] * min(1.0, (n + 1) / warmup_steps)"),
+         "multiplies by lr twice", "warmup.factor-is-lr"),
+        (WARMUP_FIRST_GROUP_ONLY, "applies to every group", "warmup.one-group"),
+        (warmup("min(1.0, (n + 1) / (warmup_steps + 1))"), "then the full rate",
+         "warmup.off-by-one"),
+        ("def warmup(optimizer, warmup_steps):\n"
+         "    return lambda n: min(1.0, (n + 1) / warmup_steps)\n",
+         "Return the scheduler object", "warmup.not-a-scheduler"),
     ],
     P + "early-stop": [
-        (EARLY_STOP.format(better="<=", done="=="), "not an improvement", "early-stop.ties-improve"),
-        (EARLY_STOP.format(better="<", done=">"), "not patience + 1", "early-stop.off-by-one"),
+        (early_stop(better="<="), "not an improvement", "early-stop.ties-improve"),
+        (early_stop(done=">"), "not patience + 1", "early-stop.off-by-one"),
+        (early_stop(reset=""), "starts again at 0", "early-stop.no-reset"),
+        (early_stop(snapshot="model.state_dict()"), "follows the model", "early-stop.state-dict-alias"),
+        (early_stop(snapshot="model.state_dict().copy()"), "follows the model",
+         "early-stop.state-dict-alias"),
     ],
     P + "guarded-step": [
-        (GUARDED.format(check="", middle=CLIP_THEN_STEP, returned="norm.item()"),
-         "returned for a NaN loss", "nan.not-detected"),
-        (GUARDED.format(check=CHECK, middle="    optimizer.step()\n"
-                        "    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n",
-                        returned="norm.item()"),
+        (guarded(check=""), "returned for a NaN loss", "nan.not-detected"),
+        (guarded(check=CHECK_NAN_ONLY), "torch.isnan misses them", "nan.inf-not-checked"),
+        (guarded(check="", late_check=CHECK), "before the check", "nan.backward-before-check"),
+        (guarded(middle="    optimizer.step()\n"
+                        "    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"),
          "unclipped gradient", "clip.not-applied"),
-        (GUARDED.format(check=CHECK, middle=CLIP_THEN_STEP, returned="float(max_norm)"),
-         "norm before clipping", "clip.norm-after-clipping"),
+        (guarded(returned="float(max_norm)"), "norm before clipping", "clip.norm-after-clipping"),
+        (guarded(check=CHECK_UNNAMED), "name the step", "nan.step-not-named"),
     ],
     P + "checkpoint": [
-        (checkpoint(("model", "optimizer")), "different order", "checkpoint.generator-state"),
-        (checkpoint(("model", "generator")), "Adam restarted", "checkpoint.optimizer-state"),
+        (checkpoint(missing=("global_rng",)), "dropout draws from the global", "checkpoint.global-rng"),
+        (checkpoint(missing=("loader_generator",)), "different order", "checkpoint.generator-state"),
+        (checkpoint(missing=("optimizer",)), "Adam restarted", "checkpoint.optimizer-state"),
+        (checkpoint(missing=("scheduler",)), "restarted its schedule", "checkpoint.scheduler-state"),
+        (checkpoint(returned="None"), "return the saved epoch", "checkpoint.epoch"),
+        (checkpoint(missing=("model",)), "initial weights", "checkpoint.model-state"),
     ],
     P + "accumulate": [
         (accumulate(weight=""), "full weight", "accumulation.unscaled"),
@@ -196,15 +343,24 @@ WRONG = {
         (bug_hunt(zero=""), "sum of all earlier gradients", "bughunt.no-zero-grad"),
         (bug_hunt(mode=""), "dropout on", "bughunt.eval-mode"),
         (bug_hunt(context="if True:"), "recorded a graph", "bughunt.no-grad"),
+        (bug_hunt(dropout="F.dropout(torch.relu(self.layers[0](x)), 0.2)"),
+         "training=self.training", "bughunt.functional-dropout"),
+        (bug_hunt(remember=REMEMBER_TOP, restore=RESTORE_TOP), "restore each",
+         "bughunt.mode-restored-top-only"),
+        (bug_hunt(remember="", restore=""), "Restore the modes it had", "bughunt.mode-not-restored"),
+        (bug_hunt(dropout="torch.relu(self.layers[0](x))"), "keeps its dropout",
+         "bughunt.dropout-removed"),
     ],
 }
 
 ALTERNATIVE = {
-    P + "quiz-sgd": "answer_sgd_theta = 1.0 - 0.5 * (-2.0)",
-    P + "quiz-no-zero-grad": "answer_no_zero_grad_w = 1.0 - 0.1 * (2 + 4 + 6)",
-    P + "quiz-step-first": "answer_step_first_frozen = 0.1 * 0 == 0",
+    P + "quiz-sgd": "answer_sgd_theta = 2.0 * (1 - 2 * 0.75) ** 3",
+    P + "quiz-no-zero-grad": "answer_no_zero_grad_w = 1.0 - 0.1 * (2 + 4 + 6 + 8)",
+    P + "quiz-step-top": "answer_step_top_moves = 3 - 1",
     P + "quiz-double-softmax": "answer_double_softmax_loss = math.log(1 + math.exp(-1))",
-    P + "quiz-learning-rate": "answer_larger_lr_lower_loss = 1.0 > 0.1",
+    P + "quiz-initial-loss": "answer_initial_loss = math.log(10)",
+    P + "quiz-schedule": "answer_best_schedule = 'one' + '-cycle'",
+    P + "quiz-state-dict": "answer_best_survives_step = 1 > 2",
     P + "train-epoch": (
         "def train_epoch(model, loss_fn, optimizer, X, y, batch_size):\n"
         "    losses = []\n"
@@ -218,20 +374,45 @@ ALTERNATIVE = {
     ),
     P + "evaluate": (
         "def evaluate_model(model, loss_fn, X, y):\n"
+        "    saved = {m: m.training for m in model.modules()}\n"
         "    model.train(False)\n"
-        "    with torch.inference_mode():\n"
-        "        logits = model(X)\n"
-        "        return float(loss_fn(logits, y)), (logits.argmax(1) == y).sum().item() / len(y)\n"
+        "    try:\n"
+        "        with torch.inference_mode():\n"
+        "            logits = model(X)\n"
+        "            return float(loss_fn(logits, y)), (logits.argmax(1) == y).sum().item() / len(y)\n"
+        "    finally:\n"
+        "        for m in model.modules():  # parents first: each child then gets its own mode back\n"
+        "            m.train(saved[m])\n"
+    ),
+    P + "decay-groups": (
+        "def decay_groups(model, weight_decay):\n"
+        "    norms = (nn.LayerNorm, nn.BatchNorm1d)\n"
+        "    decay, no_decay = [], []\n"
+        "    for module in model.modules():\n"
+        "        for name, p in module.named_parameters(recurse=False):\n"
+        "            (no_decay if name == 'bias' or isinstance(module, norms) else decay).append(p)\n"
+        "    return [dict(params=decay, weight_decay=weight_decay),\n"
+        "            dict(params=no_decay, weight_decay=0.0)]\n"
+    ),
+    P + "warmup": (
+        "def warmup(optimizer, warmup_steps):\n"
+        "    return torch.optim.lr_scheduler.LinearLR(\n"
+        "        optimizer, start_factor=1 / warmup_steps, end_factor=1.0,\n"
+        "        total_iters=warmup_steps - 1)\n"
     ),
     P + "early-stop": (
-        "def early_stop(val_losses, patience):\n"
-        "    best_epoch = 1\n"
-        "    for epoch in range(2, len(val_losses) + 1):\n"
-        "        if val_losses[epoch - 1] < val_losses[best_epoch - 1]:\n"
-        "            best_epoch = epoch\n"
+        "def fit_early_stopping(model, train_one_epoch, validation_loss, max_epochs, patience):\n"
+        "    losses, best = [], None\n"
+        "    for epoch in range(1, max_epochs + 1):\n"
+        "        train_one_epoch()\n"
+        "        losses.append(validation_loss())\n"
+        "        best_epoch = losses.index(min(losses)) + 1\n"
+        "        if best_epoch == epoch:\n"
+        "            best = {k: v.clone() for k, v in model.state_dict().items()}\n"
         "        elif epoch - best_epoch >= patience:\n"
-        "            return best_epoch, epoch\n"
-        "    return best_epoch, len(val_losses)\n"
+        "            break\n"
+        "    model.load_state_dict(best)\n"
+        "    return best_epoch, epoch\n"
     ),
     P + "guarded-step": (
         "def guarded_step(model, loss, optimizer, step, max_norm):\n"
@@ -248,13 +429,16 @@ ALTERNATIVE = {
         "    return total.item()\n"
     ),
     P + "checkpoint": (
-        "def save_checkpoint(path, model, optimizer, generator, epoch):\n"
-        "    torch.save([model.state_dict(), optimizer.state_dict(), generator.get_state(), epoch], path)\n\n\n"
-        "def load_checkpoint(path, model, optimizer, generator):\n"
-        "    model_state, optimizer_state, rng, epoch = torch.load(path, weights_only=True)\n"
-        "    model.load_state_dict(model_state)\n"
-        "    optimizer.load_state_dict(optimizer_state)\n"
-        "    generator.set_state(rng)\n"
+        "def save_checkpoint(path, model, optimizer, scheduler, loader_generator, epoch):\n"
+        "    torch.save([model.state_dict(), optimizer.state_dict(), scheduler.state_dict(),\n"
+        "                loader_generator.get_state(), torch.random.get_rng_state(), epoch], path)\n\n\n"
+        "def load_checkpoint(path, model, optimizer, scheduler, loader_generator):\n"
+        "    m, o, s, g, rng, epoch = torch.load(path, weights_only=True)\n"
+        "    torch.random.set_rng_state(rng)\n"
+        "    loader_generator.set_state(g)\n"
+        "    scheduler.load_state_dict(s)\n"
+        "    optimizer.load_state_dict(o)\n"
+        "    model.load_state_dict(m)\n"
         "    return epoch\n"
     ),
     P + "accumulate": (
@@ -287,9 +471,12 @@ ALTERNATIVE = {
         "        optimizer.step()\n"
         "    return model\n\n\n"
         "def digit_accuracy(model, X, y):\n"
+        "    modes = {name: m.training for name, m in model.named_modules()}\n"
         "    model.eval()\n"
         "    with torch.inference_mode():\n"
         "        logits = model(X)\n"
+        "    for name, m in model.named_modules():\n"
+        "        m.training = modes[name]\n"
         "    return (logits.argmax(1) == y).float().mean().item()\n"
     ),
 }
