@@ -9,7 +9,7 @@ COURSE_DIR ?= course
 # nbgrader shells out to alembic, and the course script must resolve: the venv's bin goes first.
 export PATH := $(BIN):$(PATH)
 
-.PHONY: lab test release notebooks grade-demo system-deps benchmarks clean
+.PHONY: lab test release notebooks grade-demo system-deps benchmarks clean hub
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,14 @@ lab: $(STAMP)
 
 system-deps:
 	@bash .ci/system-deps
+
+# A demo class on this machine (root): the users of deploy/hub/demo-roster.csv, the course
+# released to nbgrader's exchange, JupyterHub at http://localhost:$(HUB_PORT)/ until Ctrl-C.
+# docs/deploy.md has the recipe for a real server.
+HUB_PORT ?= 8000
+HUB_ASSIGNMENTS ?= 01_tensors
+hub: $(STAMP) system-deps
+	$(BIN)/python -m deploy.hub.demo --port $(HUB_PORT) $(HUB_ASSIGNMENTS)
 
 # Three pytest workers on two cores: much of a test's time is waiting on a kernel start, a
 # sandbox or a browser (a fresh clone's run with two used 17.9 CPU-minutes in 22.9 minutes,

@@ -8,6 +8,7 @@ notebooks/ folder.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -15,7 +16,8 @@ from .config import CONFIG_TEXT, FILENAME
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
-DEFAULT_COURSE_DIR = REPO / "course"
+# $COURSE_DIR: where a hub's instructor's course is (deploy/hub sets it in their server)
+DEFAULT_COURSE_DIR = Path(os.environ.get("COURSE_DIR") or REPO / "course")
 
 
 class CourseError(Exception):

@@ -1,0 +1,1 @@
+"""Deployment recipes (docs/deploy.md)."""

@@ -1,0 +1,1 @@
+"""JupyterHub for a class on one server: see docs/deploy.md."""

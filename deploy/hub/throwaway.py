@@ -1,0 +1,115 @@
+"""A throwaway class on this machine, for the tests and the benchmark (root only).
+
+``Throwaway(students=2)`` makes users with fresh names (an instructor ``<tag>i`` and
+students ``<tag>s1``, ``<tag>s2``, ...), sets the class up under a new folder in /tmp with
+deploy.hub.setup (exchange, course directory, hub settings), and on exit removes the users,
+their homes, the course's group and the folder. Nothing of an existing class is touched.
+
+The users must reach the repository and the course venv (their servers import them). A
+folder on the way that others cannot search (a checkout inside a mode-700 temporary
+folder) is given o+x for the class's lifetime when ``grant`` is true, and restored after;
+otherwise ``Throwaway`` refuses with the folder's name.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import stat
+import subprocess
+import tempfile
+from pathlib import Path
+
+from . import roster, setup
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def unsearchable(path: Path) -> list[Path]:
+    """The folders on the way to ``path`` (itself included) that others cannot enter."""
+    path = Path(path).resolve()
+    return [folder for folder in [*reversed(path.parents), path]
+            if folder.is_dir() and not folder.stat().st_mode & stat.S_IXOTH]
+
+
+class Throwaway:
+    def __init__(self, students: int = 2, assignments: list[str] | None = None, grant: bool = False,
+                 ports: bool = True):
+        self.tag = "c" + secrets.token_hex(3)
+        self.instructor = f"{self.tag}i"
+        self.students = [f"{self.tag}s{k}" for k in range(1, students + 1)]
+        self.assignments, self.grant, self.ports = assignments or [], grant, ports
+        self.granted: dict[Path, int] = {}
+        self.root: Path | None = None
+        self.settings: setup.Settings | None = None
+
+    @property
+    def members(self) -> list[roster.Member]:
+        return [roster.Member(self.instructor, "instructor", "Instructor"),
+                *(roster.Member(name, "student", f"Student {k}") for k, name in enumerate(self.students, 1))]
+
+    def __enter__(self) -> Throwaway:
+        try:
+            self._reach()
+            self.root = Path(tempfile.mkdtemp(prefix=f"course-hub-{self.tag}-"))
+            ports = dict(port=free_port(), hub_port=free_port(), proxy_api_port=free_port()) if self.ports else {}
+            self.settings = setup.setup(self.members, self.root, self.assignments, group=f"{self.tag}-graders",
+                                        **ports)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def _reach(self) -> None:
+        needed = {folder for path in (setup.REPO, setup.VENV) for folder in unsearchable(path)}
+        if needed and not self.grant:
+            raise RuntimeError(f"other users cannot enter {', '.join(map(str, sorted(needed)))}: a class's servers "
+                               f"would not reach {setup.REPO} (give those folders o+x, or move the checkout)")
+        for folder in sorted(needed):
+            self.granted[folder] = stat.S_IMODE(folder.stat().st_mode)
+            folder.chmod(self.granted[folder] | stat.S_IXOTH)
+
+    def __exit__(self, *exc) -> None:
+        roster.remove(self.members)
+        subprocess.run(["groupdel", f"{self.tag}-graders"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       check=False)
+        if self.root is not None:
+            shutil.rmtree(self.root, ignore_errors=True)
+        for folder, mode in self.granted.items():
+            folder.chmod(mode)
+
+    @property
+    def python(self) -> Path:
+        return Path(self.settings.python)
+
+    @property
+    def course_dir(self) -> Path:
+        return Path(self.settings.course_dir)
+
+    def env(self, user: str, **extra: str) -> dict[str, str]:
+        """A user's environment, a student's with the student lab's config path (the
+        course's nbgrader_config.py among it), as their hub server has."""
+        if user in self.students:
+            extra.setdefault("JUPYTER_CONFIG_PATH", os.pathsep.join(self.settings.student_config_path))
+        return setup.user_env(user, self.python, **extra)
+
+    def run(self, user: str, *command: str, check: bool = True, timeout: float = 900,
+            cwd: Path | None = None, **extra: str) -> subprocess.CompletedProcess:
+        return setup.as_user(user, [str(c) for c in command], self.python, check=check, timeout=timeout,
+                             env=self.env(user, **extra), cwd=cwd)
+
+    def nbgrader(self, user: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        """``nbgrader ARGS --course <course_id>`` as ``user`` (a student's fetch, submit, ...)."""
+        return self.run(user, str(self.python), "-m", "nbgrader", *args, "--course", self.settings.course_id,
+                        check=check)
+
+    def course(self, *args: str, check: bool = True, timeout: float = 900) -> subprocess.CompletedProcess:
+        """``course ARGS --course-dir DIR`` as the instructor."""
+        return self.run(self.instructor, str(self.python), "-m", "graders.cli", *args,
+                        "--course-dir", str(self.course_dir), check=check, timeout=timeout)
