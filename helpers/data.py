@@ -189,6 +189,20 @@ def _shown_rows(steps: int) -> list[int | None]:
     return list(range(head)) + [None] + list(range(steps - 3, steps))
 
 
+def _tick_rows(labels: list[str], must=()) -> list[int]:
+    """The rows that get a label: about ten, every few rows, none closer than that to
+    another, so that a 9 pt label never meets its neighbour; the rows named in ``must`` come
+    first (in that order), the regular ones fill the gaps."""
+    step = max(1, len(labels) // 10)
+    chosen: list[int] = []
+    wanted = [k for text in must for k, label in enumerate(labels) if label == text]
+    wanted += [k for k, text in enumerate(labels) if text and k % step == 0]
+    for k in wanted:     # in order of priority: ``must`` first, in its order
+        if k not in chosen and all(abs(k - c) >= step for c in chosen):
+            chosen.append(k)
+    return sorted(chosen)
+
+
 def draw_plan(result: Plan, ax=None):
     """Batches as rows of blocks (one colour per batch, or per class for the weighted
     sampler); the last batch outlined; dropped indices grey; for a distributed sampler, a
@@ -262,9 +276,7 @@ def draw_plan(result: Plan, ax=None):
         labels.append("dropped" if kind == "dropped" else "⋮" if r is None else f"batch {r}")
     if strip:
         labels = [f"ranks ({p.world_size})", ""] + labels
-    step = max(1, len(labels) // 10)
-    ticks = [k for k in range(len(labels))
-             if labels[k] and (k % step == 0 or labels[k] in ("dropped", "⋮", f"batch {p.steps - 1}"))]
+    ticks = _tick_rows(labels, must=("dropped", "⋮", f"batch {p.steps - 1}"))
     ax.set_yticks(ticks, [labels[k] for k in ticks], fontsize=7)
     ax.set_xticks([])
     for side in ("top", "right", "bottom"):
@@ -324,11 +336,13 @@ def explore(n: int = 10, batch_size: int = 4, shuffle: bool = False, seed: int =
         "seed": number(seed, "seed"),
         "drop_last": widgets.Checkbox(value=drop_last, description="drop_last", indent=False,
                                       layout=widgets.Layout(width="100px")),
-        "sampler": widgets.Dropdown(options=[("default (sequential / shuffle)", "default"),
+        # labels short enough to show whole in the box (the longest is 17 characters)
+        "sampler": widgets.Dropdown(options=[("default", "default"),
                                              ("weighted by class", "weighted"),
                                              ("distributed", "distributed")],
                                     value=sampler, description="sampler",
-                                    layout=widgets.Layout(width="300px")),
+                                    style={"description_width": "60px"},
+                                    layout=widgets.Layout(width="250px")),
         "world_size": number(world_size, "world size"),
         "rank": number(rank, "rank"),
     }

@@ -24,21 +24,6 @@ import torch
 from torch.utils.data import Dataset, IterableDataset, get_worker_info
 
 
-class ArrayDataset(Dataset):
-    """Rows of a feature array with their labels: (float32 tensor, int label)."""
-
-    def __init__(self, features: np.ndarray, labels: np.ndarray):
-        if len(features) != len(labels):
-            raise ValueError(f"{len(features)} feature rows but {len(labels)} labels")
-        self.features, self.labels = features, labels
-
-    def __len__(self) -> int:
-        return len(self.features)
-
-    def __getitem__(self, i):
-        return torch.as_tensor(self.features[i], dtype=torch.float32), int(self.labels[i])
-
-
 class TinyItems(Dataset):
     """Items that cost almost nothing to make: a 16-float tensor per index."""
 
@@ -84,7 +69,8 @@ class NoisyItems(Dataset):
     """Index plus a random augmentation drawn from a NumPy generator the dataset owns.
 
     The generator is made once, in ``__init__``: every worker receives a copy of it in the
-    same state, so without ``reseed_worker`` all workers draw the same "random" numbers.
+    same state, so unless a ``worker_init_fn`` gives each copy a generator of its own, all
+    workers draw the same "random" numbers.
     """
 
     def __init__(self, n: int, seed: int = 0):
@@ -96,16 +82,6 @@ class NoisyItems(Dataset):
 
     def __getitem__(self, i):
         return torch.tensor([float(i), round(float(self.rng.normal()), 4)])
-
-
-def reseed_worker(worker_id: int) -> None:
-    """``worker_init_fn``: give the worker's copy of the dataset a generator of its own.
-
-    ``get_worker_info().seed`` is the loader's base seed plus the worker id: different per
-    worker, and reproducible when the DataLoader has a seeded ``generator``.
-    """
-    info = get_worker_info()
-    info.dataset.rng = np.random.default_rng(info.seed % 2**32)
 
 
 class RangeStream(IterableDataset):
@@ -148,6 +124,111 @@ class MemmapRows(Dataset):
         return {**self.__dict__, "_rows": None}
 
 
+class Augmented(Dataset):
+    """A dataset whose items pass through ``transform`` as they are fetched: ``(transform(x), y)``.
+
+    The transform runs in ``__getitem__``, so a random transform makes a new variant of an
+    example every time it is fetched: every epoch sees new ones."""
+
+    def __init__(self, base: Dataset, transform):
+        self.base, self.transform = base, transform
+
+    def __len__(self) -> int:
+        return len(self.base)
+
+    def __getitem__(self, i):
+        x, y = self.base[i]
+        return self.transform(x), y
+
+
+def jitter(pixels: torch.Tensor) -> torch.Tensor:
+    """A random variant of an 8x8 digit given as 64 pixels in [0, 1]: moved by up to one pixel
+    in each direction (the edge filled with 0), plus a little noise. Draws from torch's global
+    generator, which DataLoader seeds differently in every worker."""
+    dy, dx = torch.randint(-1, 2, (2,)).tolist()
+    image = torch.zeros(10, 10)
+    image[1:9, 1:9] = pixels.view(8, 8)
+    moved = image[1 + dy:9 + dy, 1 + dx:9 + dx]
+    return (moved + 0.05 * torch.randn(8, 8)).clamp(0, 1).flatten()
+
+
+def draw_digits(images, titles, ax=None):
+    """A row of 8x8 images (64 pixels each) with a title under each."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(1.1 * len(images), 1.5))
+    for k, (image, title) in enumerate(zip(images, titles)):
+        axis = figure.add_subplot(1, len(images), k + 1)
+        axis.imshow(torch.as_tensor(image).view(8, 8), cmap="gray_r", vmin=0, vmax=1)
+        axis.set_xticks([])
+        axis.set_yticks([])
+        axis.set_xlabel(title, fontsize=8)
+    figure.subplots_adjust(left=0.02, right=0.98, top=0.98, bottom=0.2, wspace=0.15)
+    return figure
+
+
+class WorkerView(Dataset):
+    """Item i is what the process that fetched it knows about itself:
+    ``(i, worker id, num_workers, the worker's seed, torch.initial_seed())``; -1 and the
+    main process's torch seed when no worker fetched it."""
+
+    def __init__(self, n: int):
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i):
+        info = get_worker_info()
+        if info is None:
+            return i, -1, 0, -1, torch.initial_seed()
+        return i, info.id, info.num_workers, info.seed, torch.initial_seed()
+
+
+@contextlib.contextmanager
+def as_worker(worker_id: int, num_workers: int, seed: int = 0, dataset=None):
+    """Run a block as DataLoader worker ``worker_id`` of ``num_workers`` would: inside it,
+    ``get_worker_info()`` answers with these values (tests use it to call a
+    ``worker_init_fn`` or an ``__iter__`` without starting processes)."""
+    import random
+
+    from torch.utils.data._utils import worker
+
+    previous = worker._worker_info
+    states = torch.get_rng_state(), random.getstate()
+    worker._worker_info = worker.WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed,
+                                            dataset=dataset)
+    # a real worker starts with torch's and Python's generators seeded with its seed
+    torch.manual_seed(seed)
+    random.seed(seed)
+    try:
+        yield worker._worker_info
+    finally:
+        worker._worker_info = previous
+        torch.set_rng_state(states[0])
+        random.setstate(states[1])
+
+
+def show_source(obj) -> None:
+    """Print the code of a class or function (what this module's worker-side code is)."""
+    import inspect
+
+    print(inspect.getsource(obj).rstrip())
+
+
+def live(run) -> None:
+    """Run a demonstration that uses an exercise's answer, in workers where it needs them: an
+    unanswered exercise, or an answer that fails, is said in one line; the cell goes on."""
+    try:
+        with workers_explained():
+            run()
+    except NotImplementedError:
+        print("Not answered yet: answer the exercise above, then run this cell again.")
+    except Exception as error:  # the exercise's test cell says what is wrong; this only shows it
+        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        print(f"Your answer raised {type(error).__name__}: {first[:200]}")
+
+
 # --------------------------------------------------------------- starting workers safely
 
 WORKER_TROUBLE = ("dataloader worker", "timed out", "shared memory", "permission denied",
@@ -161,7 +242,8 @@ class WorkerRun:
     reason: str = ""
 
 
-def _worker_trouble(error: BaseException) -> bool:
+def worker_trouble(error: BaseException) -> bool:
+    """Whether ``error`` says that worker processes could not start or run here."""
     if isinstance(error, (PermissionError, BlockingIOError, MemoryError)):
         return True
     text = f"{type(error).__name__}: {error}".lower()
@@ -186,7 +268,7 @@ def workers_explained():
     try:
         yield run
     except Exception as error:
-        if not _worker_trouble(error):
+        if not worker_trouble(error):
             raise
         # The half-built loader iterator lives on in the traceback's frames; clearing them
         # lets its __del__ run now, while its complaint is still silenced.
@@ -194,9 +276,11 @@ def workers_explained():
         first = str(error).strip().splitlines()[0] if str(error).strip() else ""
         run.ok, run.reason = False, f"{type(error).__name__}: {first}"
         print(f"Worker processes could not run here ({run.reason[:160]}).\n"
-              "Workers need to start processes and to write to /dev/shm; this machine (a "
-              "grading sandbox or a locked-down container, for instance) does not allow "
-              "that. num_workers=0 loads in this process and works anywhere.")
+              "Workers need to start processes and to write to /dev/shm, which a grading "
+              "sandbox or a locked-down container may forbid; under the spawn or forkserver "
+              "start methods they also import what they run, and a class or function defined "
+              "in a notebook cannot be imported (a .py module can). num_workers=0 loads in "
+              "this process and works anywhere.")
     finally:
         gc.collect()
         sys.unraisablehook = previous
@@ -219,3 +303,57 @@ def cpu_count() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
+
+
+# ------------------------------------------------------------------ when workers pay off
+
+def startup_seconds(zero_workers: float, k_workers: float, k: int) -> float:
+    """The fixed cost of an epoch with ``k`` workers, from two measured epoch times: with k
+    workers an epoch takes about S + L / k, where L is the epoch with none."""
+    return max(0.0, k_workers - zero_workers / k)
+
+
+def break_even_seconds(startup: float, k: int) -> float:
+    """The loading time per epoch (with 0 workers) above which ``k`` workers are faster:
+    S + L / k < L exactly when L > S * k / (k - 1)."""
+    if k < 2:
+        raise ValueError("one worker only moves the loading to another process: it never divides it")
+    return startup * k / (k - 1)
+
+
+# ---------------------------------------------------------------- copies to a GPU
+
+def pinned_copy_times(megabytes: int = 64, repeat: int = 10) -> str:
+    """Median times to copy a float32 batch of ``megabytes`` to the GPU, from pageable memory,
+    from pinned memory, and from pinned memory with ``non_blocking=True`` (until the call
+    returns, and until the copy is done); without a CUDA GPU, the reason it was skipped."""
+    if not torch.cuda.is_available():
+        return ("GPU copy times skipped: torch.cuda.is_available() is False on this machine, so "
+                "there is no GPU to copy to (pinned memory needs one).")
+    rows = megabytes * 2**20 // (4 * 1024)
+    pageable = torch.randn(rows, 1024)
+    pinned = pageable.pin_memory()
+    device = torch.device("cuda")
+
+    def median_ms(copy, wait):
+        times = []
+        for _ in range(repeat + 2):            # two warm-up rounds are dropped
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            copy()
+            if wait:
+                torch.cuda.synchronize()
+            times.append((time.perf_counter() - start) * 1000)
+        return sorted(times[2:])[repeat // 2]
+
+    lines = [f"{torch.cuda.get_device_name()}: copying {megabytes} MiB to the GPU, median of {repeat}"]
+    for label, source, non_blocking in [("pageable, .to(cuda)", pageable, False),
+                                        ("pinned, .to(cuda)", pinned, False),
+                                        ("pinned, non_blocking=True", pinned, True)]:
+        def copy(source=source, non_blocking=non_blocking):
+            source.to(device, non_blocking=non_blocking)
+        returned = median_ms(copy, wait=False)
+        done = median_ms(copy, wait=True)
+        lines.append(f"  {label:<28} call returns after {returned:7.2f} ms, copy done after "
+                     f"{done:7.2f} ms ({megabytes / 1024 / done * 1000:.1f} GiB/s)")
+    return "\n".join(lines)

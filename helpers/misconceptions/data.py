@@ -3,34 +3,51 @@
 from helpers.misconceptions.core import Misconception
 
 ENTRIES: dict[str, Misconception] = {
+    # a Dataset over arrays
     "data.dataset-protocol": Misconception(
         "a Dataset item is something other than (features of example i, label i)", ("05_data-dataset",)),
     "data.len-is-features": Misconception(
         "len(dataset) is the number of features, or the last index", ("05_data-dataset",)),
     "data.numpy-float64": Misconception(
         "NumPy data can go to a float32 model as it is (it is float64)", ("05_data-dataset",)),
+    # splitting by group
     "data.split-protocol": Misconception(
-        "a split need not cover the dataset once, or need not be random", ("05_data-split",)),
-    "data.split-sizes": Misconception(
-        "the 80 % share is rounded up, or goes to the validation set", ("05_data-split",)),
+        "a split need not cover the dataset once", ("05_data-group-split",)),
+    "data.split-leaks-groups": Misconception(
+        "a random split by example keeps validation independent of training when examples "
+        "come in groups", ("05_data-group-split",)),
+    "data.split-groups-vs-examples": Misconception(
+        "the number of validation groups is a number of examples", ("05_data-group-split",)),
     "data.split-unseeded": Misconception(
-        "random_split repeats its split without its own seeded generator", ("05_data-split",)),
+        "a split drawn from the global random state repeats on every call", ("05_data-group-split",)),
+    "data.split-not-random": Misconception(
+        "a fixed choice of groups (the first ones) is a random split", ("05_data-group-split",)),
+    # quizzes: the answer's type
     "data.quiz-number": Misconception(
-        "a count can be answered with a float or a string", ("05_data-quiz-dropped", "05_data-quiz-ranks")),
+        "a count can be answered with a float or a string",
+        ("05_data-quiz-dropped", "05_data-quiz-ranks", "05_data-quiz-ready")),
+    "data.quiz-bool": Misconception(
+        "a yes/no answer can be a string or a number", ("05_data-quiz-workers",)),
+    "data.quiz-shape": Misconception(
+        "a shape can be answered with something other than a tuple of ints", ("05_data-quiz-unbatched",)),
+    # drop_last
     "data.dropped-is-missing": Misconception(
         "drop_last leaves out the examples the last batch lacks, not the ones it holds",
         ("05_data-quiz-dropped",)),
     "data.drop-last-pads": Misconception(
         "drop_last pads or wraps around, so no example is left out", ("05_data-quiz-dropped",)),
-    "data.steps-rule": Misconception(
-        "steps per epoch follow some rule other than ceil(N / B) (floor with drop_last)",
-        ("05_data-steps",)),
-    "data.floor-steps": Misconception(
-        "steps per epoch is N // B even when the ragged last batch is kept", ("05_data-steps",)),
-    "data.drop-last-ignored": Misconception(
-        "drop_last=True does not change the number of steps", ("05_data-steps",)),
-    "data.plus-one": Misconception(
-        "steps per epoch is N // B + 1, also when B divides N", ("05_data-steps",)),
+    "data.dropped-counts-batches": Misconception(
+        "what drop_last leaves out is counted in batches", ("05_data-quiz-dropped",)),
+    "data.dropped-counts-kept": Misconception(
+        "the examples left out are the ones the full batches hold", ("05_data-quiz-dropped",)),
+    # batch_size=None
+    "data.unbatched-adds-dim": Misconception(
+        "batch_size=None still adds a batch dimension (it is batch_size=1)", ("05_data-quiz-unbatched",)),
+    "data.unbatched-whole": Misconception(
+        "batch_size=None makes one batch of the whole dataset", ("05_data-quiz-unbatched",)),
+    "data.unbatched-scalar": Misconception(
+        "batch_size=None yields single numbers rather than whole items", ("05_data-quiz-unbatched",)),
+    # samplers
     "data.weights-per-class": Misconception(
         "WeightedRandomSampler takes one weight per class", ("05_data-balance",)),
     "data.weights-negative": Misconception(
@@ -39,6 +56,7 @@ ENTRIES: dict[str, Misconception] = {
         "balancing weights grow with the class size", ("05_data-balance",)),
     "data.weights-uniform": Misconception(
         "equal weights balance the classes", ("05_data-balance",)),
+    # collate_fn
     "data.collate-protocol": Misconception(
         "a collate_fn returns lists, or something other than batch tensors in batch order",
         ("05_data-collate",)),
@@ -46,18 +64,75 @@ ENTRIES: dict[str, Misconception] = {
         "pad_sequence returns (batch, length) without batch_first=True", ("05_data-collate",)),
     "data.lengths-after-padding": Misconception(
         "sequence lengths can be measured after padding", ("05_data-collate",)),
+    "data.lengths-count-nonzero": Misconception(
+        "a padded sequence's length is its number of non-zero tokens (a token can be 0)",
+        ("05_data-collate",)),
     "data.pad-value": Misconception(
         "padding can go before the sequence or use another value than zero", ("05_data-collate",)),
-    "data.quiz-bool": Misconception(
-        "a yes/no answer can be a string or a number", ("05_data-quiz-workers",)),
+    # batch_sampler buckets
+    "data.buckets-protocol": Misconception(
+        "a batch sampler may yield batches larger than the batch size, or anything but index lists",
+        ("05_data-buckets",)),
+    "data.buckets-lengths": Misconception(
+        "a batch sampler yields the sorted lengths rather than the indices", ("05_data-buckets",)),
+    "data.buckets-drops-rest": Misconception(
+        "floor(N / B) batches cover every example", ("05_data-buckets",)),
+    "data.buckets-unsorted": Misconception(
+        "which sequences share a batch does not change the padding", ("05_data-buckets",)),
+    # workers
+    "data.prefetch-per-loader": Misconception(
+        "prefetch_factor counts batches per loader, not per worker", ("05_data-quiz-ready",)),
+    "data.prefetch-unbounded": Misconception(
+        "workers load ahead through the whole epoch", ("05_data-quiz-ready",)),
+    "data.prefetch-none": Misconception(
+        "workers load only the batch the loop asks for", ("05_data-quiz-ready",)),
+    "data.prefetch-multiplied": Misconception(
+        "each worker loads prefetch_factor batches for every worker", ("05_data-quiz-ready",)),
     "data.workers-own-rng": Misconception(
-        "DataLoader workers reseed a random generator that the dataset owns", ("05_data-quiz-workers",)),
+        "DataLoader workers reseed a random generator that the dataset owns",
+        ("05_data-quiz-workers", "05_data-seed-worker")),
+    "data.seed-worker-protocol": Misconception(
+        "a worker_init_fn can reach the worker's dataset other than through get_worker_info()",
+        ("05_data-seed-worker",)),
+    "data.seed-from-worker-id": Misconception(
+        "the worker id alone seeds a worker (the same numbers every epoch)", ("05_data-seed-worker",)),
+    "data.seed-not-reproducible": Misconception(
+        "a worker's generator can be seeded from fresh entropy and still repeat with the loader's seed",
+        ("05_data-seed-worker",)),
+    "data.stream-not-sharded": Misconception(
+        "each worker of an iterable dataset yields only its part without being told",
+        ("05_data-chunks",)),
+    "data.stream-main-process": Misconception(
+        "get_worker_info() describes a worker also when num_workers=0", ("05_data-chunks",)),
+    "data.shard-strided": Misconception(
+        "strided shards are contiguous blocks", ("05_data-chunks",)),
+    "data.shard-drops-remainder": Misconception(
+        "blocks of N // k records cover every record", ("05_data-chunks",)),
+    "data.shard-unbalanced": Misconception(
+        "blocks of ceil(N / k) records share the work evenly", ("05_data-chunks",)),
+    # DistributedSampler
     "data.dist-floor": Misconception(
         "DistributedSampler gives each rank floor(N / world_size) indices", ("05_data-quiz-ranks",)),
+    "data.dist-everything": Misconception(
+        "every rank sees the whole dataset in an epoch", ("05_data-quiz-ranks",)),
     "data.dist-rule": Misconception(
         "a rank's share follows some rule other than strided and padded", ("05_data-shard",)),
     "data.dist-no-padding": Misconception(
         "DistributedSampler does not pad, so ranks get different numbers of indices", ("05_data-shard",)),
     "data.dist-contiguous": Misconception(
         "DistributedSampler gives each rank a contiguous chunk of indices", ("05_data-shard",)),
+    # the loader in a training loop
+    "data.fit-protocol": Misconception(
+        "fit_epoch need not return the epoch's loss", ("05_data-fit-epoch",)),
+    "data.fit-returns-tensor": Misconception(
+        "an epoch's loss can be returned as a tensor (which holds its graph)", ("05_data-fit-epoch",)),
+    "data.iter-every-step": Misconception(
+        "next(iter(loader)) in the loop walks through the epoch", ("05_data-fit-epoch",)),
+    "data.fit-train-mode": Misconception(
+        "a model trains in training mode whatever mode it was handed over in", ("05_data-fit-epoch",)),
+    "data.fit-steps": Misconception(
+        "the five steps can be skipped or reordered for some batches", ("05_data-fit-epoch",)),
+    "data.mean-of-batch-means": Misconception(
+        "the mean of the batch losses is the mean loss per example (a ragged last batch counts "
+        "as much as a full one)", ("05_data-fit-epoch",)),
 }

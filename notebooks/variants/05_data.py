@@ -1,5 +1,6 @@
 """Plausible wrong answers (code, a phrase their test output must contain, the misconception
-id) and other correct answers for notebook 05; see graders/submissions.py."""
+id) and other correct answers for notebook 05; see graders/submissions.py. Every class of
+wrong answer its tests must catch is one WRONG entry."""
 
 WRONG = {
     "05_data-dataset": [
@@ -18,26 +19,54 @@ WRONG = {
          "        return self.features.shape[1]\n"
          "    def __getitem__(self, i):\n"
          "        return torch.tensor(self.features[i], dtype=torch.float32), int(self.labels[i])\n",
-         "number of examples", "data.len-is-features"),
+         "number of features", "data.len-is-features"),
+        ("class ArrayPairs(Dataset):\n"
+         "    def __init__(self, features, labels):\n"
+         "        self.features, self.labels = features, labels\n"
+         "    def __len__(self):\n"
+         "        return len(self.features)\n"
+         "    def __getitem__(self, i):\n"
+         "        return torch.tensor(self.features[i], dtype=torch.float32), int(self.labels[i - 1])\n",
+         "label 4", "data.dataset-protocol"),
     ],
-    "05_data-split": [
-        ("def split_80_20(dataset, seed):\n"
-         "    n_train = int(0.8 * len(dataset))\n"
-         "    return random_split(dataset, [n_train, len(dataset) - n_train])\n",
-         "generator", "data.split-unseeded"),
-        ("def split_80_20(dataset, seed):\n"
-         "    n_val = int(0.8 * len(dataset))\n"
+    "05_data-group-split": [
+        ("def group_split(dataset, groups, n_val_groups, seed):\n"
+         "    n_val = len(dataset) * n_val_groups // len(set(int(g) for g in groups))\n"
          "    return random_split(dataset, [len(dataset) - n_val, n_val],\n"
          "                        generator=torch.Generator().manual_seed(seed))\n",
-         "swapped", "data.split-sizes"),
+         "in train and in val", "data.split-leaks-groups"),
+        ("def group_split(dataset, groups, n_val_groups, seed):\n"
+         "    names = sorted(set(int(g) for g in groups))\n"
+         "    chosen = {names[k] for k in torch.randperm(len(names))[:n_val_groups].tolist()}\n"
+         "    val = [i for i, g in enumerate(groups) if int(g) in chosen]\n"
+         "    train = [i for i, g in enumerate(groups) if int(g) not in chosen]\n"
+         "    return Subset(dataset, train), Subset(dataset, val)\n",
+         "same seed chose different groups", "data.split-unseeded"),
+        ("def group_split(dataset, groups, n_val_groups, seed):\n"
+         "    chosen = set(sorted(set(int(g) for g in groups))[:n_val_groups])\n"
+         "    val = [i for i, g in enumerate(groups) if int(g) in chosen]\n"
+         "    train = [i for i, g in enumerate(groups) if int(g) not in chosen]\n"
+         "    return Subset(dataset, train), Subset(dataset, val)\n",
+         "choose the groups at random", "data.split-not-random"),
+        ("def group_split(dataset, groups, n_val_groups, seed):\n"
+         "    names = sorted(set(int(g) for g in groups))\n"
+         "    order = torch.randperm(len(names), generator=torch.Generator().manual_seed(seed))\n"
+         "    chosen = {names[k] for k in order[:n_val_groups * len(names)].tolist()}\n"
+         "    val = [i for i, g in enumerate(groups) if int(g) in chosen]\n"
+         "    train = [i for i, g in enumerate(groups) if int(g) not in chosen]\n"
+         "    return Subset(dataset, train), Subset(dataset, val)\n",
+         "every example of one group", "data.split-groups-vs-examples"),
     ],
-    "05_data-quiz-dropped": [("quiz_dropped = 56", "lacks", "data.dropped-is-missing"),
-                             ("quiz_dropped = 0", "neither pads", "data.drop-last-pads")],
-    "05_data-steps": [
-        ("def steps_per_epoch(n, batch_size, drop_last=False):\n"
-         "    return n // batch_size\n", "round up", "data.floor-steps"),
-        ("def steps_per_epoch(n, batch_size, drop_last=False):\n"
-         "    return math.ceil(n / batch_size)\n", "round down", "data.drop-last-ignored"),
+    "05_data-quiz-dropped": [("quiz_dropped = 56", "need to be full", "data.dropped-is-missing"),
+                             ("quiz_dropped = 0", "neither pads", "data.drop-last-pads"),
+                             ("quiz_dropped = 10", "number of full batches", "data.dropped-counts-batches"),
+                             ("quiz_dropped = 960", "examples are seen", "data.dropped-counts-kept"),
+                             ("quiz_dropped = 40.5", "whole number", "data.quiz-number")],
+    "05_data-quiz-unbatched": [
+        ("quiz_unbatched_shape = (1, 3)", "That is batch_size=1", "data.unbatched-adds-dim"),
+        ("quiz_unbatched_shape = (6, 3)", "one batch of everything", "data.unbatched-whole"),
+        ("quiz_unbatched_shape = ()", "does not take items apart", "data.unbatched-scalar"),
+        ("quiz_unbatched_shape = 3", "a tuple of ints", "data.quiz-shape"),
     ],
     "05_data-balance": [
         ("def balancing_weights(labels):\n"
@@ -46,6 +75,9 @@ WRONG = {
         ("def balancing_weights(labels):\n"
          "    return 1.0 / torch.bincount(labels).double()\n",
          "one weight per class", "data.weights-per-class"),
+        ("def balancing_weights(labels):\n"
+         "    return torch.ones(len(labels))\n",
+         "Equal weights", "data.weights-uniform"),
     ],
     "05_data-collate": [
         ("def pad_collate(batch):\n"
@@ -55,22 +87,180 @@ WRONG = {
          "    return padded, lengths, labels\n",
          "after padding", "data.lengths-after-padding"),
         ("def pad_collate(batch):\n"
+         "    padded = pad_sequence([s for s, _ in batch], batch_first=True)\n"
+         "    lengths = (padded != 0).sum(dim=1)\n"
+         "    labels = torch.tensor([y for _, y in batch])\n"
+         "    return padded, lengths, labels\n",
+         "non-zero tokens", "data.lengths-count-nonzero"),
+        ("def pad_collate(batch):\n"
          "    padded = pad_sequence([s for s, _ in batch])\n"
          "    lengths = torch.tensor([len(s) for s, _ in batch])\n"
          "    labels = torch.tensor([y for _, y in batch])\n"
          "    return padded, lengths, labels\n",
          "batch_first", "data.pad-time-first"),
+        ("def pad_collate(batch):\n"
+         "    padded = pad_sequence([s for s, _ in batch], batch_first=True, padding_side='left')\n"
+         "    lengths = torch.tensor([len(s) for s, _ in batch])\n"
+         "    labels = torch.tensor([y for _, y in batch])\n"
+         "    return padded, lengths, labels\n",
+         "followed by zeros", "data.pad-value"),
     ],
-    "05_data-quiz-workers": [("quiz_same_noise = False", "same state", "data.workers-own-rng")],
-    "05_data-quiz-ranks": [("quiz_per_rank = 3", "pads the list", "data.dist-floor")],
+    "05_data-buckets": [
+        ("def bucket_batches(lengths, batch_size):\n"
+         "    values = sorted(int(v) for v in lengths)\n"
+         "    return [values[k:k + batch_size] for k in range(0, len(values), batch_size)]\n",
+         "lengths themselves", "data.buckets-lengths"),
+        ("def bucket_batches(lengths, batch_size):\n"
+         "    order = sorted(range(len(lengths)), key=lambda i: int(lengths[i]))\n"
+         "    return [order[k * batch_size:(k + 1) * batch_size] for k in range(len(order) // batch_size)]\n",
+         "of the 10 indices", "data.buckets-drops-rest"),
+        ("def bucket_batches(lengths, batch_size):\n"
+         "    order = list(range(len(lengths)))\n"
+         "    return [order[k:k + batch_size] for k in range(0, len(order), batch_size)]\n",
+         "short and long sequences share batches", "data.buckets-unsorted"),
+    ],
+    "05_data-quiz-ready": [
+        ("quiz_ready = 2", "counts per worker", "data.prefetch-per-loader"),
+        ("quiz_ready = 6", "whole epoch", "data.prefetch-unbounded"),
+        ("quiz_ready = 1", "requests batches ahead", "data.prefetch-none"),
+        ("quiz_ready = 8", "multiply once", "data.prefetch-multiplied"),
+    ],
+    "05_data-quiz-workers": [("quiz_same_noise = False", "same state", "data.workers-own-rng"),
+                             ('quiz_same_noise = "yes"', "True or False", "data.quiz-bool")],
+    "05_data-seed-worker": [
+        ("def seed_worker(worker_id):\n"
+         "    np.random.seed(get_worker_info().seed % 2**32)\n",
+         "still draw the same", "data.workers-own-rng"),
+        ("def seed_worker(worker_id):\n"
+         "    get_worker_info().dataset.rng = np.random.default_rng(worker_id)\n",
+         "with another seed", "data.seed-from-worker-id"),
+        ("def seed_worker(worker_id):\n"
+         "    get_worker_info().dataset.rng = np.random.default_rng()\n",
+         "gave different noise", "data.seed-not-reproducible"),
+        ("def seed_worker(worker_id):\n"
+         "    dataset.rng = np.random.default_rng(get_worker_info().seed)\n",
+         "get_worker_info() says which", "data.seed-worker-protocol"),
+    ],
+    "05_data-chunks": [
+        ("class ChunkedStream(IterableDataset):\n"
+         "    def __init__(self, records):\n"
+         "        self.records = records\n"
+         "    def __iter__(self):\n"
+         "        return iter(self.records)\n",
+         "yields every record", "data.stream-not-sharded"),
+        ("class ChunkedStream(IterableDataset):\n"
+         "    def __init__(self, records):\n"
+         "        self.records = records\n"
+         "    def __iter__(self):\n"
+         "        info = get_worker_info()\n"
+         "        if info is None:\n"
+         "            return iter(self.records)\n"
+         "        return iter(self.records[info.id::info.num_workers])\n",
+         "strided", "data.shard-strided"),
+        ("class ChunkedStream(IterableDataset):\n"
+         "    def __init__(self, records):\n"
+         "        self.records = records\n"
+         "    def __iter__(self):\n"
+         "        info = get_worker_info()\n"
+         "        if info is None:\n"
+         "            return iter(self.records)\n"
+         "        per = len(self.records) // info.num_workers\n"
+         "        return iter(self.records[info.id * per:(info.id + 1) * per])\n",
+         "lose the rest", "data.shard-drops-remainder"),
+        ("class ChunkedStream(IterableDataset):\n"
+         "    def __init__(self, records):\n"
+         "        self.records = records\n"
+         "    def __iter__(self):\n"
+         "        info = get_worker_info()\n"
+         "        if info is None:\n"
+         "            return iter(self.records)\n"
+         "        per = math.ceil(len(self.records) / info.num_workers)\n"
+         "        return iter(self.records[info.id * per:(info.id + 1) * per])\n",
+         "differ by more than one", "data.shard-unbalanced"),
+        ("class ChunkedStream(IterableDataset):\n"
+         "    def __init__(self, records):\n"
+         "        self.records = records\n"
+         "    def __iter__(self):\n"
+         "        info = get_worker_info()\n"
+         "        n, k, w = len(self.records), info.num_workers, info.id\n"
+         "        return iter(self.records[w * n // k:(w + 1) * n // k])\n",
+         "is None in the main process", "data.stream-main-process"),
+    ],
+    "05_data-quiz-ranks": [("quiz_per_rank = 3", "pads the index list", "data.dist-floor"),
+                           ("quiz_per_rank = 10", "not the whole dataset", "data.dist-everything")],
     "05_data-shard": [
         ("def rank_indices(n, world_size, rank):\n"
          "    return list(range(rank, n, world_size))\n",
-         "Without padding", "data.dist-no-padding"),
+         "without padding", "data.dist-no-padding"),
         ("def rank_indices(n, world_size, rank):\n"
          "    per = math.ceil(n / world_size)\n"
          "    return list(range(rank * per, min(n, (rank + 1) * per)))\n",
          "contiguous chunk", "data.dist-contiguous"),
+        ("def rank_indices(n, world_size, rank):\n"
+         "    per = math.ceil(n / world_size)\n"
+         "    padded = list(range(n)) + list(range(per * world_size - n))\n"
+         "    return padded[rank::world_size]\n",
+         "disagrees with DistributedSampler", "data.dist-rule"),
+    ],
+    "05_data-fit-epoch": [
+        ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
+         "    model.train()\n"
+         "    losses = []\n"
+         "    for inputs, targets in loader:\n"
+         "        optimizer.zero_grad()\n"
+         "        loss = loss_fn(model(inputs), targets)\n"
+         "        loss.backward()\n"
+         "        optimizer.step()\n"
+         "        losses.append(loss.item())\n"
+         "    return sum(losses) / len(losses)\n",
+         "mean of the three batch losses", "data.mean-of-batch-means"),
+        ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
+         "    model.train()\n"
+         "    total, count = 0.0, 0\n"
+         "    for _ in range(len(loader)):\n"
+         "        inputs, targets = next(iter(loader))\n"
+         "        optimizer.zero_grad()\n"
+         "        loss = loss_fn(model(inputs), targets)\n"
+         "        loss.backward()\n"
+         "        optimizer.step()\n"
+         "        total += loss.item() * len(targets)\n"
+         "        count += len(targets)\n"
+         "    return total / count\n",
+         "next(iter(loader))", "data.iter-every-step"),
+        ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
+         "    total, count = 0.0, 0\n"
+         "    for inputs, targets in loader:\n"
+         "        optimizer.zero_grad()\n"
+         "        loss = loss_fn(model(inputs), targets)\n"
+         "        loss.backward()\n"
+         "        optimizer.step()\n"
+         "        total += loss.item() * len(targets)\n"
+         "        count += len(targets)\n"
+         "    return total / count\n",
+         "training mode", "data.fit-train-mode"),
+        ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
+         "    model.train()\n"
+         "    total, count = 0.0, 0\n"
+         "    for inputs, targets in loader:\n"
+         "        optimizer.zero_grad()\n"
+         "        loss = loss_fn(model(inputs), targets)\n"
+         "        loss.backward()\n"
+         "        optimizer.step()\n"
+         "        total = total + loss * len(targets)\n"
+         "        count += len(targets)\n"
+         "    return total / count\n",
+         "Python float", "data.fit-returns-tensor"),
+        ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
+         "    model.train()\n"
+         "    total, count = 0.0, 0\n"
+         "    for inputs, targets in loader:\n"
+         "        loss = loss_fn(model(inputs), targets)\n"
+         "        loss.backward()\n"
+         "        optimizer.step()\n"
+         "        total += loss.item() * len(targets)\n"
+         "        count += len(targets)\n"
+         "    return total / count\n",
+         "zero_grad, forward, loss, backward, step", "data.fit-steps"),
     ],
 }
 
@@ -84,17 +274,16 @@ ALTERNATIVE = {
         "        return self.x.shape[0]\n"
         "    def __getitem__(self, i):\n"
         "        return self.x[i], self.y[i]\n"),
-    "05_data-split": (
-        "def split_80_20(dataset, seed):\n"
-        "    order = torch.randperm(len(dataset), generator=torch.Generator().manual_seed(seed)).tolist()\n"
-        "    cut = int(0.8 * len(dataset))\n"
-        "    return Subset(dataset, order[:cut]), Subset(dataset, order[cut:])\n"),
+    "05_data-group-split": (
+        "import random\n"
+        "def group_split(dataset, groups, n_val_groups, seed):\n"
+        "    groups = torch.as_tensor(groups)\n"
+        "    chosen = random.Random(seed).sample(sorted(groups.unique().tolist()), n_val_groups)\n"
+        "    in_val = torch.isin(groups, torch.tensor(chosen))\n"
+        "    return (Subset(dataset, torch.nonzero(~in_val).flatten().tolist()),\n"
+        "            Subset(dataset, torch.nonzero(in_val).flatten().tolist()))\n"),
     "05_data-quiz-dropped": "quiz_dropped = 1000 % 96",
-    "05_data-steps": (
-        "def steps_per_epoch(n, batch_size, drop_last=False):\n"
-        "    if drop_last:\n"
-        "        return n // batch_size\n"
-        "    return (n + batch_size - 1) // batch_size\n"),
+    "05_data-quiz-unbatched": "quiz_unbatched_shape = torch.Size([3])",
     "05_data-balance": (
         "def balancing_weights(labels):\n"
         "    sizes = {c: int((labels == c).sum()) for c in labels.unique().tolist()}\n"
@@ -109,10 +298,43 @@ ALTERNATIVE = {
         "    lengths = torch.tensor([len(s) for s, _ in batch], dtype=torch.int64)\n"
         "    labels = torch.tensor([y for _, y in batch], dtype=torch.int64)\n"
         "    return padded, lengths, labels\n"),
+    "05_data-buckets": (
+        "def bucket_batches(lengths, batch_size):\n"
+        "    order = torch.argsort(torch.as_tensor(lengths), descending=True, stable=True)\n"
+        "    return [chunk.tolist() for chunk in torch.split(order, batch_size)]\n"),
+    "05_data-quiz-ready": "quiz_ready = 2 * 2",
     "05_data-quiz-workers": "quiz_same_noise = not False",
+    "05_data-seed-worker": (
+        "def seed_worker(worker_id):\n"
+        "    info = torch.utils.data.get_worker_info()\n"
+        "    info.dataset.rng = np.random.default_rng([worker_id, torch.initial_seed()])\n"),
+    "05_data-chunks": (
+        "class ChunkedStream(IterableDataset):\n"
+        "    def __init__(self, records):\n"
+        "        self.records = records\n"
+        "    def __iter__(self):\n"
+        "        info = get_worker_info()\n"
+        "        k, w = (1, 0) if info is None else (info.num_workers, info.id)\n"
+        "        base, extra = divmod(len(self.records), k)\n"
+        "        start = w * base + min(w, extra)\n"
+        "        yield from self.records[start:start + base + (1 if w < extra else 0)]\n"),
     "05_data-quiz-ranks": "quiz_per_rank = -(-10 // 3)",
     "05_data-shard": (
         "def rank_indices(n, world_size, rank):\n"
         "    per_rank = math.ceil(n / world_size)\n"
         "    return [(rank + k * world_size) % n for k in range(per_rank)]\n"),
+    "05_data-fit-epoch": (
+        "def fit_epoch(model, loader, optimizer, loss_fn):\n"
+        "    model.train(True)\n"
+        "    total = torch.zeros(())\n"
+        "    seen = 0\n"
+        "    for step, (x, y) in enumerate(loader):\n"
+        "        optimizer.zero_grad(set_to_none=True)\n"
+        "        out = model(x)\n"
+        "        loss = loss_fn(out, y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total += loss.detach() * y.shape[0]\n"
+        "        seen += y.shape[0]\n"
+        "    return float(total / seen)\n"),
 }
