@@ -33,6 +33,8 @@ INSTRUMENTS = [
     ("DataLoader explorer", "helpers.data", {}),
     ("DataLoader (N=10000, B=128)", "helpers.data", {"n": 10_000, "batch_size": 128}),
     ("DataLoader (distributed)", "helpers.data", {"sampler": "distributed", "world_size": 4}),
+    # measures: every update runs a real DataLoader for two epochs of six steps
+    ("DataLoader timeline (measures)", "helpers.loader_timeline", {}),
 ]
 
 
