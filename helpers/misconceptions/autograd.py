@@ -3,27 +3,39 @@
 from helpers.misconceptions.core import Misconception
 
 ENTRIES: dict[str, Misconception] = {
+    "accumulate.one-pass-per-chunk": Misconception(
+        "accumulating over chunks may compute the whole batch at once",
+        ("02_autograd-accumulate",)),
+    "accumulate.restore-grad": Misconception(
+        "a helper may leave .grad as it found it changed (reset, zeroed or holding its own sum)",
+        ("02_autograd-accumulate",)),
     "accumulate.stale-grad": Misconception(
-        "backward overwrites .grad, so an old value does not matter",
+        "backward overwrites .grad, so a value already there does not matter",
         ("02_autograd-accumulate",)),
     "accumulate.unweighted-means": Misconception(
         "micro-batch means add up to the full-batch mean without weights",
         ("02_autograd-accumulate",)),
     "accumulate.weighting": Misconception(
-        "gradient accumulation needs neither a reset nor per-chunk weights",
+        "gradient accumulation needs neither a clean .grad nor per-chunk weights",
         ("02_autograd-accumulate",)),
     "autograd.accumulate-multiplies": Misconception(
         "repeated backward calls multiply .grad",
         ("02_autograd-quiz-accumulate",)),
     "autograd.adjoint-add": Misconception(
-        "the adjoint factors of a product add instead of multiplying",
+        "a zero of one path's adjoint is a zero of the total",
         ("02_autograd-quiz-seed",)),
     "autograd.all-leaves": Misconception(
         "every tensor (or none) in a chain is a leaf",
         ("02_autograd-quiz-leaves",)),
     "autograd.chain-rule": Misconception(
-        "a.grad does not follow 2d·(b + 1)",
+        "a.grad in the seed graph is something other than the sum of its two paths' adjoints",
         ("02_autograd-quiz-seed",)),
+    "autograd.computed-is-intermediate": Misconception(
+        "every computed tensor is an intermediate, even when nothing it came from requires grad",
+        ("02_autograd-quiz-leaves",)),
+    "autograd.detach-rejoins": Misconception(
+        "an operation on a detached tensor joins the graph again",
+        ("02_autograd-quiz-no-grad",)),
     "autograd.fanout-inside-q": Misconception(
         "a variable used twice inside one expression contributes once",
         ("02_autograd-fanout",)),
@@ -36,6 +48,9 @@ ENTRIES: dict[str, Misconception] = {
     "autograd.grad-overwrites": Misconception(
         "each backward replaces .grad",
         ("02_autograd-quiz-accumulate",)),
+    "autograd.int-requires-grad": Misconception(
+        "an integer tensor can require grad, so the dtype can be set afterwards",
+        ("02_autograd-why-none",)),
     "autograd.leaf-creation": Misconception(
         "a leaf can be made some other way than creating the tensor",
         ("02_autograd-why-none",)),
@@ -56,6 +71,12 @@ ENTRIES: dict[str, Misconception] = {
         ("02_autograd-quiz-accumulate",)),
     "autograd.no-grad-inherits": Misconception(
         "results computed under no_grad still require grad",
+        ("02_autograd-quiz-no-grad",)),
+    "autograd.no-grad-lasts": Misconception(
+        "a result of a no_grad tensor never requires grad, even computed later with one that does",
+        ("02_autograd-quiz-no-grad",)),
+    "autograd.no-grad-switches-off": Misconception(
+        "no_grad switches requires_grad off on the tensors updated inside it",
         ("02_autograd-quiz-no-grad",)),
     "autograd.no-requires-grad": Misconception(
         "backward fills .grad of a tensor that does not require grad",
@@ -115,6 +136,9 @@ ENTRIES: dict[str, Misconception] = {
     "ste.detached-all": Misconception(
         "detaching the whole result keeps a gradient",
         ("02_autograd-ste",)),
+    "ste.identity-backward": Misconception(
+        "a straight-through estimator may scale or mix the gradient arriving at it",
+        ("02_autograd-ste",)),
     "ste.round-flat": Misconception(
         "torch.round passes a gradient of 1",
         ("02_autograd-ste",)),
@@ -122,16 +146,28 @@ ENTRIES: dict[str, Misconception] = {
         "the estimator's value may differ from torch.round(x)",
         ("02_autograd-ste",)),
     "vjp.caller-grad": Misconception(
-        "computing a VJP may leave a gradient in the caller's x",
+        "computing a Jacobian may change the caller's x (its requires_grad or .grad)",
         ("02_autograd-vjp",)),
     "vjp.full-jacobian": Misconception(
-        "a VJP needs the full Jacobian built first",
+        "the Jacobian has to come from a library function",
         ("02_autograd-vjp",)),
-    "vjp.shapes": Misconception(
-        "v has one entry per input (it has one per output)",
+    "vjp.leaf": Misconception(
+        "autograd can differentiate with respect to a tensor that does not require grad",
+        ("02_autograd-vjp",)),
+    "vjp.retain-graph": Misconception(
+        "a graph can be walked backward again after its saved tensors were freed",
+        ("02_autograd-vjp",)),
+    "vjp.rows": Misconception(
+        "the Jacobian is built some other way than one vector-Jacobian product per output",
+        ("02_autograd-vjp",)),
+    "vjp.rows-accumulate": Misconception(
+        "repeated backward passes leave each row's gradient alone in .grad",
+        ("02_autograd-vjp",)),
+    "vjp.rows-are-outputs": Misconception(
+        "the Jacobian has one row per input",
         ("02_autograd-vjp",)),
     "vjp.sum-is-vjp": Misconception(
-        "y.sum().backward() gives vᵀJ for any v",
+        "y.sum().backward() gives vᵀJ for any v (every row of J)",
         ("02_autograd-vjp",)),
     "walk.first-input-only": Misconception(
         "a node's gradient goes only to its first input",

@@ -23,6 +23,7 @@
 
 # %%
 import math
+import time
 import warnings
 
 import numpy as np
@@ -31,6 +32,7 @@ import torch
 import helpers.autograd_graph
 from helpers import checks
 
+notebook_started = time.perf_counter()   # the last cell reports this notebook's run time
 torch.manual_seed(0)
 
 # %% [markdown]
@@ -63,33 +65,59 @@ print(c.grad_fn.next_functions)
 print(c.grad_fn.next_functions[0][0].variable is a, c.grad_fn.next_functions[1][0].variable is b)
 
 # %% [markdown]
-# **Quick quiz.** After `x = torch.randn(3, requires_grad=True)`, `y = x * 2` and
-# `z = y.detach()`, how many of `x`, `y`, `z` are leaves (`is_leaf` is True)?
-# Put a whole number in `answer_leaves`.
+# **Quick quiz (predict, then run the cell after the test).** After
+#
+# ```python
+# x = torch.randn(3, requires_grad=True)
+# y = x * 2
+# z = y.detach()
+# u = z + 1
+# ```
+#
+# how many of `x`, `y`, `z`, `u` are leaves (`is_leaf` is True)? Put a whole number in
+# `answer_leaves`.
 
 # %% solution 02_autograd-quiz-leaves
 ### BEGIN SOLUTION
-answer_leaves = 2
+answer_leaves = 3
 ### END SOLUTION
 
 # %% test 02_autograd-quiz-leaves-test points=1
 with checks.because("[mc:autograd.quiz-type] The answer is a count, a whole number."):
-    checks.expect_type(answer_leaves, int, "answer_leaves")
-checks.reject(answer_leaves, {
-    1: "[mc:autograd.leaf-needs-grad] Not only x: a tensor that does not require grad (such as "
-       "a detached one) is also a leaf, since it has no grad_fn.",
-    3: "[mc:autograd.all-leaves] y was computed by an operation on a tensor that requires grad, "
-       "so it has a grad_fn: it is not a leaf.",
-    0: "[mc:autograd.all-leaves] x was created by you with requires_grad=True: that is the "
-       "textbook leaf.",
-}, "answer_leaves")
+    checks.answer("02_autograd-quiz-leaves", answer_leaves, "answer_leaves", kind=int,
+                  choices=range(5))
 ### BEGIN HIDDEN TESTS
 _x = torch.randn(3, requires_grad=True)
 _y = _x * 2
-checks.expect_true(answer_leaves == sum(t.is_leaf for t in (_x, _y, _y.detach())),
+_z = _y.detach()
+checks.expect_true(answer_leaves == sum(t.is_leaf for t in (_x, _y, _z, _z + 1)),
                    "[mc:autograd.leaf-definition] A leaf is a tensor with no grad_fn: check each "
-                   "of x, y and z for a recording operation.")
+                   "of x, y, z and u for an operation that autograd recorded.")
 ### END HIDDEN TESTS
+
+# %% wrong 02_autograd-quiz-leaves
+{
+    1: "[mc:autograd.leaf-needs-grad] Not only x: a tensor that does not require grad has no "
+       "grad_fn, so it is a leaf too. Which of the others require grad?",
+    2: "[mc:autograd.computed-is-intermediate] Being computed does not make a tensor an "
+       "intermediate: autograd records an operation only when an input requires grad. Check "
+       "z = y.detach() and u = z + 1 again.",
+    4: "[mc:autograd.all-leaves] y = x * 2 was computed from x, which requires grad: autograd "
+       "recorded the multiplication, so y has a grad_fn and is not a leaf.",
+    0: "[mc:autograd.all-leaves] x was created by you with requires_grad=True: that is the "
+       "textbook leaf.",
+}
+
+# %% [markdown]
+# The four tensors, with what decides: compare the count of `is_leaf=True` with your answer.
+
+# %%
+x = torch.randn(3, requires_grad=True)
+y = x * 2
+z = y.detach()
+u = z + 1
+for name, t in [("x", x), ("y", y), ("z", z), ("u", u)]:
+    print(f"{name}: is_leaf={t.is_leaf!s:5}  requires_grad={t.requires_grad!s:5}  grad_fn={t.grad_fn}")
 
 # %% [markdown]
 # ## 2. Define-by-run: the graph is built as the code runs
@@ -110,9 +138,18 @@ for value in (1.5, -1.5):
     print(f"x = {value:+}: grad_fn = {out.grad_fn.name()}")
 
 # %% [markdown]
-# Tasks for the instrument below: (1) move the slider across 0 and notice the recorded
-# node change from `Mul` (with two edges from x: x·x uses x twice) to `Exp`; (2) at x = 1
-# read the gradient on x and check it against d(x²)/dx = 2x.
+# The visualizer below draws the graph `branchy` records at the x you set: leaves in green,
+# operations in blue, the output in orange, forward values in black, and in red the
+# adjoint that flows back along each edge (how much the output changes per unit change of
+# the value at the edge's start). Tasks:
+#
+# 1. Move the slider across 0: notice the recorded node change from `Mul` (two edges from
+#    x: x·x uses x twice) to `Exp`, as the cell above printed. Explain why one Python
+#    function records two different graphs.
+# 2. Predict x.grad at x = 1 and at x = −1, set each and read it: notice that at x = 1 the
+#    gradient is the sum of two edges' adjoints, one per use of x.
+# 3. Which branch runs at x = 0 exactly? Predict from the code, then type 0 in the number
+#    box and check.
 
 # %%
 helpers.autograd_graph.explore(branchy, x=(-2, 2, 0.1, 1.0))
@@ -173,22 +210,9 @@ print(f"autograd:           dL/da = {a.grad.item():.6f}, dL/db = {b.grad.item():
 print("largest gap:", max(abs(fd_a - a.grad.item()), abs(fd_b - b.grad.item())))
 
 # %% [markdown]
-# The visualizer draws the same graph from `grad_fn`: forward values on the nodes,
-# adjoints in red on the edges, and the fan-out of `a` summed. With b moving, the
-# adjoints move too: the general formula is a.grad = 2d·(b + 1) with d = ab + a. Some texts
-# say a.grad "follows 16b + 16"; that holds where 2d(b + 1) = 16b + 16, which at a = 2 is
-# only at b = 3 and at b = −1. Tasks:
-#
-# 1. Move b until a.grad reads 0: notice which other node's value is 0 there.
-# 2. Set b = 0: notice that the edge from c = a·b to a carries 0, yet a.grad is not 0.
-# 3. Set a = 0 and b = 3: notice b.grad. Why is it 0?
-
-# %%
-helpers.autograd_graph.explore()
-
-# %% [markdown]
-# **Quick quiz.** In the seed graph with a = 2, at which value of b is a.grad = 0?
-# Put the number in `answer_seed_grad`.
+# **Quick quiz (predict; the visualizer below checks it).** Keep a = 2 and let b move. For
+# which value of b is a.grad = 0? Write a.grad as a function of b from the three rules
+# above (with d = ab + a), then put the number in `answer_seed_grad`.
 
 # %% solution 02_autograd-quiz-seed
 ### BEGIN SOLUTION
@@ -197,21 +221,43 @@ answer_seed_grad = -1.0
 
 # %% test 02_autograd-quiz-seed-test points=1
 with checks.because("[mc:autograd.quiz-type] The answer is a number."):
-    checks.expect_type(answer_seed_grad, (int, float), "answer_seed_grad")
-checks.reject_close(answer_seed_grad, {
-    0.0: "[mc:autograd.one-path] b = 0 silences only the path through c = a·b: the direct "
-         "path d = c + a still carries 2d = 4 to a.",
-    3.0: "[mc:autograd.frozen-formula] At b = 3, a.grad is 64: the adjoint 2d moves with b.",
-    -2.0: "[mc:autograd.adjoint-add] a.grad = 2d·(b + 1): at b = -2 both factors are "
-          "nonzero (d = -2, b + 1 = -1), and they multiply.",
-}, "answer_seed_grad")
+    checks.answer("02_autograd-quiz-seed", answer_seed_grad, "answer_seed_grad", kind=float)
 ### BEGIN HIDDEN TESTS
 _a = torch.tensor(2.0, requires_grad=True)
 ((_a * float(answer_seed_grad) + _a) ** 2).backward()
 checks.expect_true(abs(_a.grad.item()) < 1e-6,
                    f"At b = {answer_seed_grad}, a.grad is {_a.grad.item():g}. "
-                   "[mc:autograd.chain-rule] a.grad = 2d·(b + 1) with d = 2b + 2: find where it is 0.")
+                   "[mc:autograd.chain-rule] Add a's two paths: 2d·b through c = a·b and 2d "
+                   "directly, with d = 2b + 2 at a = 2; find where the sum is 0.")
 ### END HIDDEN TESTS
+
+# %% wrong 02_autograd-quiz-seed
+{
+    0: "[mc:autograd.one-path] b = 0 silences only the path through c = a·b: the direct "
+       "path d = c + a still carries 2d = 4 to a.",
+    3: "[mc:autograd.frozen-formula] At b = 3, a.grad is 64: the adjoint 2d moves with b.",
+    -2: "[mc:autograd.adjoint-add] At b = -2, d = -2: the path through c carries 2d·b = 8 "
+        "and the direct path 2d = -4. They add to 4, not 0.",
+}
+
+# %% [markdown]
+# The visualizer draws the seed graph from `grad_fn` at the a and b you set: forward
+# values on the nodes, adjoints in red on the edges, and at `a` the sum of its two paths.
+# Tasks:
+#
+# 1. Check the quiz: keep a = 2 and set b to your answer. Notice which other node's value
+#    is 0 there, and explain why both of a's paths vanish together.
+# 2. Predict a.grad at b = 0, then set it: notice that the edge from `Mul` (c = a·b) to
+#    a carries 0, yet a.grad is not 0. Which path still carries it?
+# 3. Predict b.grad at a = 0, b = 3, then set it. Explain from the graph why it is 0.
+
+# %%
+helpers.autograd_graph.explore()
+
+# %% [markdown]
+# In symbols: a.grad = 2d·b + 2d = 2d·(b + 1) with d = ab + a. Some texts say a.grad
+# "follows 16b + 16"; that holds only where 2d·(b + 1) = 16b + 16, which at a = 2 means
+# 4(b + 1)² = 16(b + 1): at b = 3 and at b = −1. The cell compares the three at a few b:
 
 # %%
 for b_value in (3.0, -1.0, 1.0, -2.0):
@@ -248,19 +294,7 @@ fanout_grad = q_val + x_val * (y_val + 2 * x_val)
 
 # %% test 02_autograd-fanout-test points=2
 with checks.because("[mc:autograd.quiz-type] The answer is a number."):
-    checks.expect_type(fanout_grad, (int, float, torch.Tensor), "fanout_grad")
-checks.reject_close(fanout_grad, {
-    6.0: "[mc:autograd.one-path] That is only the path through q: x also multiplies q directly "
-         "(out = q·x), and the adjoints of all paths add up.",
-    2.0: "[mc:autograd.one-path] That is only the direct path (out = q·x gives q): x also "
-         "reaches out through q.",
-    10.0: "[mc:autograd.fanout-inside-q] Inside q, x appears twice (x·y and x²): both terms "
-          "contribute to dq/dx = y + 2x.",
-    0.0: "[mc:autograd.fanout-inside-q] Inside q, x appears twice (x·y and x²): both terms "
-         "contribute to dq/dx = y + 2x.",
-    12.0: "[mc:autograd.product-rule] d(q·x)/dx = q + x·dq/dx: the two parts ADD (product "
-          "rule); they do not multiply.",
-}, "fanout_grad")
+    checks.answer("02_autograd-fanout", fanout_grad, "fanout_grad", kind=float)
 ### BEGIN HIDDEN TESTS
 _x = torch.tensor(2.0, requires_grad=True)
 _q = _x * -1.0 + _x ** 2
@@ -270,9 +304,30 @@ checks.expect_close(fanout_grad, _x.grad.item(), "fanout_grad",
                          "d out/dx = q + x·(y + 2x).")
 ### END HIDDEN TESTS
 
+# %% wrong 02_autograd-fanout
+{
+    6: "[mc:autograd.one-path] That is only the path through q: x also multiplies q directly "
+       "(out = q·x), and the adjoints of all paths add up.",
+    2: "[mc:autograd.one-path] That is only the direct path (out = q·x gives q): x also "
+       "reaches out through q.",
+    10: "[mc:autograd.fanout-inside-q] Inside q, x appears twice (x·y and x²): both terms "
+        "contribute to dq/dx = y + 2x.",
+    0: "[mc:autograd.fanout-inside-q] Inside q, x appears twice (x·y and x²): both terms "
+       "contribute to dq/dx = y + 2x.",
+    12: "[mc:autograd.product-rule] d(q·x)/dx = q + x·dq/dx: the two parts ADD (product "
+        "rule); they do not multiply.",
+}
+
 # %% [markdown]
-# The same function in the visualizer, to check your answer afterwards (its seven nodes:
-# two leaves, four operations and the output).
+# The same function in the visualizer (its seven nodes: two leaves, four operations and
+# the output). Tasks:
+#
+# 1. Check Exercise 1 at x = 2, y = −1: find your answer as the sum written in x's box,
+#    and the three adjoints it adds on the edges leaving x.
+# 2. Predict the sign of each of x's three adjoints at x = −1, y = 2, then set them:
+#    notice that they do not all share the sign of x.grad.
+# 3. With x = 2, find a y at which x.grad = 0 (predict it from your formula first): notice
+#    that none of the three adjoints is 0 there. Explain what cancels.
 
 # %%
 helpers.autograd_graph.explore(fanout, x=(-3, 3, 0.1, 2.0), y=(-3, 3, 0.1, -1.0))
@@ -409,21 +464,45 @@ leaf = x_plain.detach().requires_grad_()
 print("vᵀJ =", g, "| leaf.grad stays", leaf.grad, "| x_plain.requires_grad", x_plain.requires_grad)
 
 # %% [markdown]
-# ### Exercise 3: a vector-Jacobian product (2 points)
+# A backward pass frees the tensors the graph saved for it (here `leaf`, which the product
+# saved), so a second pass through the same graph fails, unless the first one was asked to
+# keep them with `retain_graph=True`:
+
+# %%
+y_twice = leaf * leaf
+torch.autograd.grad(y_twice, leaf, grad_outputs=v)
+with checks.expect_error(RuntimeError):
+    torch.autograd.grad(y_twice, leaf, grad_outputs=v)
+y_twice = leaf * leaf
+first = torch.autograd.grad(y_twice, leaf, grad_outputs=v, retain_graph=True)
+second = torch.autograd.grad(y_twice, leaf, grad_outputs=torch.ones(3))
+print("two passes with retain_graph=True:", first[0], second[0])
+
+# %% [markdown]
+# ### Exercise 3: the Jacobian, one row per backward pass (2 points)
 #
-# *Misconception targeted: `y.sum().backward()` is not vᵀJ for a general v.*
+# *Misconception targeted: a backward pass gives vᵀJ, one combination of J's rows, and
+# repeated passes through one graph need care.*
 #
-# Complete `vjp(f, x, v)` returning vᵀ·∂f/∂x (a tensor shaped like `x`) for a function `f`
-# from a 1-D tensor to a 1-D tensor. `x` may not require grad. Do not build the Jacobian
-# (no `torch.autograd.functional.jacobian`), and leave nothing in the caller's `x.grad`.
+# Autograd never builds J, but you can: with v = the i-th one-hot vector (1 at output i,
+# 0 elsewhere), vᵀJ is row i of J. Complete `jacobian(f, x)` returning the m×n Jacobian of
+# `f` at `x` (J[i, j] = ∂y_i/∂x_j), where `f` maps a 1-D tensor of n entries to a 1-D
+# tensor of m entries, computed with one vector-Jacobian product per row, for any m ≥ 1.
+# `x` may not require grad; leave the caller's `x` as it was (no `.grad` on it), and do
+# not call `torch.autograd.functional.jacobian` or `torch.func`.
 
 # %% solution 02_autograd-vjp
-def vjp(f, x, v):
+def jacobian(f, x):
     ### BEGIN SOLUTION
     x = x.detach().requires_grad_(True)
     y = f(x)
-    (grad,) = torch.autograd.grad(y, x, grad_outputs=v)
-    return grad
+    rows = []
+    for i in range(y.numel()):
+        v = torch.zeros_like(y)
+        v[i] = 1.0
+        (row,) = torch.autograd.grad(y, x, grad_outputs=v, retain_graph=True)
+        rows.append(row)
+    return torch.stack(rows)
     ### END SOLUTION
 
 # %% test 02_autograd-vjp-test points=2
@@ -439,9 +518,8 @@ class _NoJacobian:
         self._saved = (torch.autograd.functional.jacobian, torch.func.jacrev, torch.func.jacfwd)
 
         def refuse(*args, **kwargs):
-            raise checks.CheckFailed("vjp built the full Jacobian. [mc:vjp.full-jacobian] "
-                                     "Autograd computes vᵀJ without J: pass v as backward's "
-                                     "gradient (or autograd.grad's grad_outputs).")
+            raise checks.CheckFailed("jacobian called a library Jacobian. [mc:vjp.full-jacobian] "
+                                     "Build it yourself, one row per vector-Jacobian product.")
         torch.autograd.functional.jacobian = torch.func.jacrev = torch.func.jacfwd = refuse
 
     def __exit__(self, *exc):
@@ -449,31 +527,50 @@ class _NoJacobian:
 
 
 _x0 = torch.tensor([1.0, 2.0, 0.5])
-_v = torch.tensor([1.0, -2.0, 0.5, 3.0])
-_hint = ("[mc:vjp.shapes] v has one entry per OUTPUT of f (4 here) and the result one per "
-         "INPUT (3 here): make x a leaf, y = f(x), then y.backward(gradient=v) or "
-         "torch.autograd.grad(y, x, grad_outputs=v).")
-with _NoJacobian(), checks.explain_errors({"mismatch": _hint, "shape": _hint, "": _hint}, "vjp(f, x, v)"):
-    _got = vjp(_f, _x0, _v)
+_J = torch.autograd.functional.jacobian(_f, _x0)        # the reference, outside the block
+_hint = ("[mc:vjp.rows] Make x a fresh leaf, y = f(x); for each output i, v = one-hot(i) and "
+         "torch.autograd.grad(y, x, grad_outputs=v, retain_graph=True) is row i; stack the rows.")
+with _NoJacobian(), checks.explain_errors({
+        "second time": "[mc:vjp.retain-graph] Each row is a backward pass through the same "
+                       "graph, whose saved tensors the first pass frees: pass retain_graph=True "
+                       "(or run f again for each row).",
+        "does not require grad": "[mc:vjp.leaf] x does not require grad here: differentiate "
+                                 "with respect to a fresh leaf, x.detach().requires_grad_().",
+        "": _hint}, "jacobian(f, x) for f from 3 to 4 entries"):
+    _got = jacobian(_f, _x0)
 with checks.because(_hint):
-    checks.expect_type(_got, torch.Tensor, "vjp(f, x, v)")
-    checks.expect_shape(_got, (3,), "vjp(f, x, v)")
-_J = torch.autograd.functional.jacobian(_f, _x0)
-checks.reject_close(_got, {_J.sum(0): "[mc:vjp.sum-is-vjp] This is the gradient of y.sum(), "
-                                     "i.e. v = ones: use the given v (backward's gradient argument)."},
-                    "vjp(f, x, v)")
-checks.expect_true(_x0.grad is None, "vjp left a gradient in the caller's x.grad. "
-                   "[mc:vjp.caller-grad] Work on a fresh leaf (x.detach().requires_grad_()).")
+    checks.expect_type(_got, torch.Tensor, "jacobian(f, x)")
+with checks.because("[mc:vjp.rows-are-outputs] J has one ROW per output (4) and one column "
+                    "per input (3): J[i, j] = ∂y_i/∂x_j."):
+    checks.expect_shape(_got, (4, 3), "jacobian(f, x)")
+checks.reject_close(_got, {
+    _J.sum(0).expand(4, 3): "[mc:vjp.sum-is-vjp] Every row is the gradient of y.sum() (v = ones): "
+                            "row i needs v = the i-th one-hot vector.",
+    _J.cumsum(0): "[mc:vjp.rows-accumulate] Row i came out as the sum of rows 0 … i: backward "
+                  "ADDS into x.grad. Reset it between rows, or use torch.autograd.grad, which "
+                  "returns the gradient instead of adding it."}, "jacobian(f, x)")
+checks.expect_true(_x0.grad is None and not _x0.requires_grad,
+                   "jacobian changed the caller's x (it now requires grad or holds a .grad). "
+                   "[mc:vjp.caller-grad] Work on a fresh leaf: x.detach().requires_grad_().")
 ### BEGIN HIDDEN TESTS
-checks.expect_close(_got, _v @ _J, "vjp(f, x, v)", hint=_hint)
-_w = torch.randn(5, dtype=torch.float64)
-_A = torch.randn(2, 5, dtype=torch.float64)
-_u = torch.randn(2, dtype=torch.float64)
-with _NoJacobian(), checks.explain_errors({"": _hint}, "vjp on a 2×5 map"):
-    _got2 = vjp(lambda t: _A @ torch.tanh(t), _w, _u)
-with checks.because(_hint):
-    checks.expect_close(_got2, _u @ torch.autograd.functional.jacobian(lambda t: _A @ torch.tanh(t), _w),
-                        "vjp on a 2×5 map", hint=_hint)
+checks.expect_close(_got, _J, "jacobian(f, x)", hint=_hint)
+_g = torch.Generator().manual_seed(3)
+_A = torch.randn(2, 5, dtype=torch.float64, generator=_g)
+_w = torch.randn(5, dtype=torch.float64, generator=_g)
+for _name, _fn, _at in [("a 2×5 map", lambda t: _A @ torch.tanh(t), _w),
+                        ("a map to one output (m = 1)", lambda t: (t ** 3).sum().reshape(1), _w),
+                        ("a map from one input (n = 1)", lambda t: torch.cat([t, t.exp(), t * t]),
+                         torch.tensor([0.3], dtype=torch.float64))]:
+    _want = torch.autograd.functional.jacobian(_fn, _at)
+    with _NoJacobian(), checks.explain_errors({"": _hint}, f"jacobian of {_name}"):
+        _mine = jacobian(_fn, _at)
+    with checks.because(_hint):
+        checks.expect_close(_mine, _want, f"jacobian of {_name}", hint=_hint)
+_leaf = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)   # a caller's leaf that requires grad
+with _NoJacobian():
+    jacobian(_f, _leaf)
+checks.expect_true(_leaf.grad is None, "jacobian left a .grad on the caller's x, which requires "
+                   "grad. [mc:vjp.caller-grad] Work on a fresh leaf: x.detach().requires_grad_().")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -494,9 +591,9 @@ print("after optimizer.zero_grad():", w.grad)
 print("one more backward:", w.grad.item())
 
 # %% [markdown]
-# **Quick quiz.** `x = torch.tensor(2.0, requires_grad=True)`, `y = x ** 2`, then
-# `y.backward(retain_graph=True)` three times. What is `x.grad`? Put the number in
-# `answer_accumulated`.
+# **Quick quiz (predict, then run the cell after the test).** `x = torch.tensor(2.0,
+# requires_grad=True)`, `y = x ** 2`, then `y.backward(retain_graph=True)` three times.
+# What is `x.grad`? Put the number in `answer_accumulated`.
 
 # %% solution 02_autograd-quiz-accumulate
 ### BEGIN SOLUTION
@@ -505,15 +602,7 @@ answer_accumulated = 12.0
 
 # %% test 02_autograd-quiz-accumulate-test points=1
 with checks.because("[mc:autograd.quiz-type] The answer is a number."):
-    checks.expect_type(answer_accumulated, (int, float), "answer_accumulated")
-checks.reject_close(answer_accumulated, {
-    4.0: "[mc:autograd.grad-overwrites] Each backward does not replace x.grad: gradients "
-         "accumulate (add up) until you reset them.",
-    64.0: "[mc:autograd.accumulate-multiplies] Accumulation ADDS each backward's gradient "
-          "(2x = 4) to .grad; it does not multiply.",
-    6.0: "[mc:autograd.local-derivative] d(x²)/dx = 2x = 4 at x = 2, and that is what each "
-         "backward adds.",
-}, "answer_accumulated")
+    checks.answer("02_autograd-quiz-accumulate", answer_accumulated, "answer_accumulated", kind=float)
 ### BEGIN HIDDEN TESTS
 _x = torch.tensor(2.0, requires_grad=True)
 _y = _x ** 2
@@ -522,6 +611,28 @@ for _ in range(3):
 checks.expect_close(answer_accumulated, _x.grad.item(), "answer_accumulated",
                     hint="[mc:autograd.grad-overwrites] Three backwards each add 2x = 4.")
 ### END HIDDEN TESTS
+
+# %% wrong 02_autograd-quiz-accumulate
+{
+    4: "[mc:autograd.grad-overwrites] Each backward does not replace x.grad: gradients "
+       "accumulate (add up) until you reset them.",
+    64: "[mc:autograd.accumulate-multiplies] Accumulation ADDS each backward's gradient "
+        "(2x = 4) to .grad; it does not multiply.",
+    6: "[mc:autograd.local-derivative] d(x²)/dx = 2x = 4 at x = 2, and that is what each "
+       "backward adds.",
+    8: "[mc:autograd.local-derivative] Each backward adds d(x²)/dx = 2x = 4 at x = 2, and there "
+       "are three of them.",
+}
+
+# %% [markdown]
+# The same three calls: compare the last line with your answer.
+
+# %%
+x = torch.tensor(2.0, requires_grad=True)
+y = x ** 2
+for call in range(3):
+    y.backward(retain_graph=True)
+    print(f"after backward #{call + 1}: x.grad = {x.grad.item()}")
 
 # %% [markdown]
 # The legitimate use is **gradient accumulation**: when a batch does not fit in memory,
@@ -541,57 +652,94 @@ print("accumulated: ", w.grad)
 print("equal:", torch.allclose(full, w.grad))
 
 # %% [markdown]
-# ### Exercise 4: gradient accumulation (2 points)
+# ### Exercise 4: a full-batch gradient that leaves .grad alone (2 points)
 #
-# *Misconception targeted: forgetting that `.grad` already holds something, or summing
-# micro-batch means without weighting them.*
+# *Misconception targeted: `.grad` already holds something when your function is called,
+# and micro-batch means add up to the full-batch mean only when weighted.*
 #
-# Complete `accumulated_grad(w, X, Y, chunk)` so that it returns the gradient of the
-# full-batch loss `((X @ w - Y) ** 2).mean()` with respect to the leaf `w`, computed by
-# calling `backward` once per chunk of `chunk` rows (the last chunk may be smaller). `w.grad`
-# may hold a stale value when it is called. Return a tensor shaped like `w`.
+# Complete `full_batch_grad(w, X, Y, chunk)` returning the gradient of the full-batch loss
+# `((X @ w - Y) ** 2).mean()` with respect to the leaf `w`, computed one chunk of `chunk`
+# rows at a time (one backward pass per chunk; the last chunk may be smaller), as a tensor
+# shaped like `w`. The caller is in the middle of its own accumulation: when your function
+# returns, `w.grad` must be exactly what it was when it was called, `None` included.
 
 # %% solution 02_autograd-accumulate
-def accumulated_grad(w, X, Y, chunk):
+def full_batch_grad(w, X, Y, chunk):
     ### BEGIN SOLUTION
+    saved = w.grad
     w.grad = None
     for start in range(0, len(X), chunk):
         xb, yb = X[start:start + chunk], Y[start:start + chunk]
         (((xb @ w - yb) ** 2).sum() / len(X)).backward()
-    return w.grad.clone()
+    total = w.grad
+    w.grad = saved
+    return total
     ### END SOLUTION
 
 # %% test 02_autograd-accumulate-test points=2
-_X, _Y = torch.randn(10, 3, dtype=torch.float64), torch.randn(10, dtype=torch.float64)
-_w = torch.randn(3, dtype=torch.float64, requires_grad=True)
-((_X @ _w - _Y) ** 2).mean().backward()
-_true = _w.grad.clone()
+class _Rows(torch.Tensor):
+    """X as a tensor that records how many rows each product with w used."""
+    used: list = []
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        if getattr(func, "__name__", "") in ("matmul", "__matmul__", "mm", "mv", "__rmatmul__"):
+            cls.used += [a.shape[0] for a in args if isinstance(a, _Rows) and a.dim() == 2]
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+def _true_grad(w, X, Y):
+    leaf = w.detach().clone().requires_grad_()
+    return torch.autograd.grad(((X @ leaf - Y) ** 2).mean(), leaf)[0]
+
+
+_gen = torch.Generator().manual_seed(5)
+_X = torch.randn(10, 3, dtype=torch.float64, generator=_gen)
+_Y = torch.randn(10, dtype=torch.float64, generator=_gen)
+_w = torch.randn(3, dtype=torch.float64, generator=_gen).requires_grad_()
+_true = _true_grad(_w, _X, _Y)
 _stale = torch.full_like(_true, 5.0)
 _w.grad = _stale.clone()
-_hint = ("[mc:accumulate.weighting] Reset w.grad, then for each chunk call backward on that "
-         "chunk's loss weighted by len(chunk) / len(X); return w.grad.")
-with checks.explain_errors({"": _hint}, "accumulated_grad(w, X, Y, 4)"):
-    _got = accumulated_grad(_w, _X, _Y, 4)
+_hint = ("[mc:accumulate.weighting] Keep w.grad aside, set it to None, call backward on each "
+         "chunk's loss weighted by its share of the rows (len(chunk) / len(X)), take the sum "
+         "from w.grad, then put the caller's w.grad back.")
+with checks.explain_errors({"": _hint}, "full_batch_grad(w, X, Y, 4) with 10 rows"):
+    _got = full_batch_grad(_w, _X, _Y, 4)
 with checks.because(_hint):
-    checks.expect_type(_got, torch.Tensor, "accumulated_grad(w, X, Y, 4)")
-    checks.expect_shape(_got, (3,), "accumulated_grad")
+    checks.expect_type(_got, torch.Tensor, "full_batch_grad(w, X, Y, 4)")
+    checks.expect_shape(_got, (3,), "full_batch_grad(w, X, Y, 4)")
 _parts = [((_X[i:i + 4] @ _w - _Y[i:i + 4]) ** 2).mean() for i in range(0, 10, 4)]
 _unweighted = torch.autograd.grad(sum(_parts), _w)[0]
 checks.reject_close(_got, {
-    _true + _stale: "[mc:accumulate.stale-grad] The stale gradient is still in there: backward "
-                    "adds to w.grad, so reset it (w.grad = None or w.grad.zero_()) first.",
+    _true + _stale: "[mc:accumulate.stale-grad] The caller's gradient is inside the result: "
+                    "backward adds to w.grad, so set it aside (and to None) before the chunks.",
     _unweighted: "[mc:accumulate.unweighted-means] Each chunk's mean was added with equal weight: "
                  "weight every chunk's loss by its share of the rows (len(chunk) / len(X)).",
     _unweighted / 3: "[mc:accumulate.unweighted-means] Dividing by the number of chunks weights a "
                      "2-row chunk like a 4-row one: weight by len(chunk) / len(X).",
-}, "accumulated_grad")
+}, "full_batch_grad(w, X, Y, 4)")
+checks.expect_true(_w.grad is not None and torch.equal(_w.grad, _stale),
+                   f"After the call w.grad is {checks.show(_w.grad)}, not the caller's "
+                   f"{checks.show(_stale)}. [mc:accumulate.restore-grad] The caller was "
+                   "accumulating: put its w.grad back before returning.")
 ### BEGIN HIDDEN TESTS
-checks.expect_close(_got, _true, "accumulated_grad", hint=_hint)
-_w2 = torch.randn(3, dtype=torch.float64, requires_grad=True)
-((_X @ _w2 - _Y) ** 2).mean().backward()
-_true2 = _w2.grad.clone()
-_w2.grad = None
-checks.expect_close(accumulated_grad(_w2, _X, _Y, 3), _true2, "accumulated_grad, chunk 3", hint=_hint)
+checks.expect_close(_got, _true, "full_batch_grad(w, X, Y, 4)", hint=_hint)
+for _chunk, _before in [(3, None), (1, torch.ones(3, dtype=torch.float64)), (25, None)]:
+    _w2 = torch.randn(3, dtype=torch.float64, generator=_gen).requires_grad_()
+    _w2.grad = None if _before is None else _before.clone()
+    _Rows.used = []
+    _name = f"full_batch_grad with chunk {_chunk} and w.grad {'None' if _before is None else 'ones'}"
+    with checks.explain_errors({"": _hint}, _name):
+        _got2 = full_batch_grad(_w2, _X.as_subclass(_Rows), _Y, _chunk)
+    checks.expect_close(_got2.as_subclass(torch.Tensor), _true_grad(_w2, _X, _Y), _name, hint=_hint)
+    checks.expect_true((_w2.grad is None) if _before is None else
+                       (_w2.grad is not None and torch.equal(_w2.grad, _before)),
+                       f"{_name}: w.grad was not put back as it was (None stays None). "
+                       "[mc:accumulate.restore-grad] Restore exactly what the caller had.")
+    checks.expect_true(_Rows.used and max(_Rows.used) <= _chunk,
+                       f"{_name}: a product used {max(_Rows.used or [0])} rows at once. "
+                       "[mc:accumulate.one-pass-per-chunk] Compute each chunk's loss from its own "
+                       "rows only: the point of accumulating is that a full batch need not fit.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -622,36 +770,81 @@ print("d.grad (retained):", d.grad.item())
 # - `t.data` does the same but hides in-place changes from autograd: gradients can
 #   come out silently wrong. Prefer `detach()`.
 #
-# **Quick quiz (before the next cell).** True or false: a tensor computed inside
-# `with torch.no_grad():` from a tensor that requires grad has `requires_grad=True`. Put
-# `True` or `False` in `answer_no_grad`.
+# **Quick quiz (predict, then run the cell after the test).** After
+#
+# ```python
+# x = torch.ones(2, requires_grad=True)
+# with torch.no_grad():
+#     a = x * 2
+#     x.mul_(0.5)          # an update, as an optimizer step makes
+# b = a * x
+# c = x.detach() + 1
+# ```
+#
+# what are `a.requires_grad`, `x.requires_grad`, `b.requires_grad` and `c.requires_grad`?
+# Put the four booleans in a tuple, in that order, in `answer_no_grad`.
 
 # %% solution 02_autograd-quiz-no-grad
 ### BEGIN SOLUTION
-answer_no_grad = False
+answer_no_grad = (False, True, True, False)
 ### END SOLUTION
 
 # %% test 02_autograd-quiz-no-grad-test points=1
-with checks.because("[mc:autograd.quiz-type] Answer True or False."):
-    checks.expect_type(answer_no_grad, bool, "answer_no_grad")
-checks.reject(answer_no_grad, {
-    True: "[mc:autograd.no-grad-inherits] Inside no_grad nothing is recorded: results have no "
-          "grad_fn and do not require grad, whatever their inputs.",
-}, "answer_no_grad")
+with checks.because("[mc:autograd.quiz-type] Answer with four booleans, one per tensor."):
+    checks.answer("02_autograd-quiz-no-grad", answer_no_grad, "answer_no_grad", kind=(tuple, list))
+    checks.expect_true(len(answer_no_grad) == 4 and all(isinstance(v, bool) for v in answer_no_grad),
+                       f"answer_no_grad = {answer_no_grad!r} is not four booleans.")
 ### BEGIN HIDDEN TESTS
+_x = torch.ones(2, requires_grad=True)
 with torch.no_grad():
-    _r = torch.ones(1, requires_grad=True) * 2
-checks.expect_true(answer_no_grad == _r.requires_grad,
-                   "[mc:autograd.no-grad-inherits] Under no_grad a result has requires_grad=False.")
+    _a = _x * 2
+    _x.mul_(0.5)
+_b = _a * _x
+_c = _x.detach() + 1
+for _name, _t, _said, _why in [
+        ("a", _a, answer_no_grad[0], "[mc:autograd.no-grad-inherits] Inside no_grad nothing is "
+                                     "recorded: a has no grad_fn and does not require grad."),
+        ("x", _x, answer_no_grad[1], "[mc:autograd.no-grad-switches-off] no_grad changes what is "
+                                     "recorded, not the leaf: x still requires grad after the update."),
+        ("b", _b, answer_no_grad[2], "[mc:autograd.no-grad-lasts] b is computed after the block, "
+                                     "from x, which requires grad: it is recorded."),
+        ("c", _c, answer_no_grad[3], "[mc:autograd.detach-rejoins] x.detach() is cut from the "
+                                     "graph, and nothing else in x.detach() + 1 requires grad.")]:
+    checks.expect_true(_said == _t.requires_grad, f"{_name}.requires_grad: {_why}")
 ### END HIDDEN TESTS
 
+# %% wrong 02_autograd-quiz-no-grad
+{
+    (True, True, True, False): "[mc:autograd.no-grad-inherits] Inside no_grad nothing is recorded: "
+                               "a = x * 2 there has no grad_fn and does not require grad, whatever "
+                               "its inputs.",
+    (False, False, False, False): "[mc:autograd.no-grad-switches-off] no_grad changes what is "
+                                  "recorded inside the block, not the tensors: x still requires "
+                                  "grad after its update, and b = a * x, computed after the "
+                                  "block, is recorded.",
+    (False, True, False, False): "[mc:autograd.no-grad-lasts] b is computed after the block: one "
+                                 "of its inputs, x, requires grad, so the product is recorded.",
+    (False, False, True, False): "[mc:autograd.no-grad-switches-off] An update under no_grad "
+                                 "leaves x a leaf that requires grad (that is how an optimizer "
+                                 "step keeps training possible).",
+    (False, True, True, True): "[mc:autograd.detach-rejoins] x.detach() is cut from the graph, "
+                               "and adding 1 records nothing: c does not require grad.",
+}
+
+# %% [markdown]
+# The same lines, then each tensor's flags: compare the `requires_grad` column with your
+# four answers.
+
 # %%
-x = torch.tensor([1.0, 2.0], requires_grad=True)
+x = torch.ones(2, requires_grad=True)
 with torch.no_grad():
-    y_ng = x * 2
-y_det = (x * 2).detach()
-print("no_grad:", y_ng.requires_grad, y_ng.grad_fn, "| detach:", y_det.requires_grad,
-      "| shares memory with x:", x.detach().data_ptr() == x.data_ptr())
+    a = x * 2
+    x.mul_(0.5)
+b = a * x
+c = x.detach() + 1
+for name, t in [("a", a), ("x", x), ("b", b), ("c", c)]:
+    print(f"{name}: requires_grad={t.requires_grad!s:5}  grad_fn={t.grad_fn}")
+print("x.detach() shares x's memory:", x.detach().data_ptr() == x.data_ptr())
 
 # %% [markdown]
 # Modify a saved result through `detach()` and autograd notices; through `.data` it
@@ -688,6 +881,11 @@ with warnings.catch_warnings():
 # Find out why (print `w.is_leaf` and `w.grad_fn`), then complete `make_weight(values)` so
 # that it returns a float64 tensor holding `values` whose `.grad` `loss.backward()` fills.
 
+# %% [markdown]
+# Find out why (print `w.is_leaf` and `w.grad_fn`), then complete `make_weight(values)` so
+# that it returns a float64 tensor holding `values` (a number or a nested list of numbers,
+# whole numbers included) whose `.grad` `loss.backward()` fills.
+
 # %% solution 02_autograd-why-none
 def make_weight(values):
     ### BEGIN SOLUTION
@@ -695,8 +893,11 @@ def make_weight(values):
     ### END SOLUTION
 
 # %% test 02_autograd-why-none-test points=2
-with checks.explain_errors({"": "[mc:autograd.leaf-creation] Build the tensor with "
-                                "torch.tensor(values, ...)."}, "make_weight([1.0, 2.0, 3.0])"):
+_make_hint = {"floating point": "[mc:autograd.int-requires-grad] Only floating-point tensors can "
+                                "require grad: torch.tensor([1, 2, 3]) is int64, so give the "
+                                "dtype in the same call that asks for gradients.",
+              "": "[mc:autograd.leaf-creation] Build the tensor with torch.tensor(values, ...)."}
+with checks.explain_errors(_make_hint, "make_weight([1.0, 2.0, 3.0])"):
     _w = make_weight([1.0, 2.0, 3.0])
 with checks.because("[mc:autograd.leaf-creation] make_weight must return a tensor."):
     checks.expect_type(_w, torch.Tensor, "make_weight(...)")
@@ -711,15 +912,26 @@ with checks.because("[mc:autograd.leaf-dtype] The weight must be float64: give t
                     "you create it."):
     checks.expect_equal(_w.dtype, torch.float64, "dtype")
 (_w * _w).sum().backward()
+with checks.explain_errors(_make_hint, "make_weight([1, 2, 3]) (whole numbers)"):
+    _wi = make_weight([1, 2, 3])
+checks.expect_true(isinstance(_wi, torch.Tensor) and _wi.dtype == torch.float64 and _wi.is_leaf
+                   and _wi.requires_grad,
+                   "make_weight([1, 2, 3]) must be a float64 leaf that requires grad, like "
+                   "make_weight([1.0, 2.0, 3.0]). [mc:autograd.int-requires-grad] Give the dtype "
+                   "in the call that creates the tensor.")
 ### BEGIN HIDDEN TESTS
 checks.expect_true(_w.grad is not None, "[mc:autograd.op-after-requires-grad] backward left "
                    "make_weight's tensor without a .grad.")
 checks.expect_close(_w.grad, 2 * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64), "w.grad",
                     hint="[mc:autograd.leaf-values] The tensor must hold exactly the given values.")
-_w2 = make_weight([[0.5, -1.0]])
-checks.expect_true(_w2.is_leaf and _w2.shape == (1, 2) and _w2.requires_grad,
-                   "[mc:autograd.leaf-values] make_weight([[0.5, -1.0]]) must be a (1, 2) leaf "
-                   "that requires grad.")
+for _values, _shape in [([[0.5, -1]], (1, 2)), (3, ()), ([[1, 2], [3, 4]], (2, 2))]:
+    with checks.explain_errors(_make_hint, f"make_weight({_values})"):
+        _w2 = make_weight(_values)
+    checks.expect_true(isinstance(_w2, torch.Tensor) and _w2.is_leaf and _w2.requires_grad
+                       and tuple(_w2.shape) == _shape and _w2.dtype == torch.float64
+                       and torch.equal(_w2.detach(), torch.tensor(_values, dtype=torch.float64)),
+                       f"make_weight({_values}) must be a float64 leaf of shape {_shape} holding "
+                       "those values that requires grad. [mc:autograd.leaf-values]")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -728,9 +940,9 @@ checks.expect_true(_w2.is_leaf and _w2.shape == (1, 2) and _w2.requires_grad,
 # *Misconception targeted: `round` has zero gradient almost everywhere, and `.detach()`
 # decides which part of an expression gradients flow through.*
 #
-# Complete `ste_round(x)` so that its **value** is `torch.round(x)` but its gradient with
-# respect to `x` is 1 everywhere (as if rounding were the identity). Hint: x + (something
-# detached) has the gradient of x.
+# Complete `ste_round(x)` so that its **value** is `torch.round(x)` but backward treats it
+# as the identity: whatever gradient arrives at the output passes to `x` unchanged, for an
+# `x` of any shape and floating dtype. Hint: x + (something detached) has the gradient of x.
 
 # %% solution 02_autograd-ste
 def ste_round(x):
@@ -758,6 +970,18 @@ checks.expect_close(_y.detach(), torch.round(_x.detach()), "ste_round(x) values"
 checks.expect_close(_x.grad, torch.ones(3), "x.grad",
                     hint="[mc:ste.detach-part] The gradient must be 1: only x itself should be "
                          "outside the detached part.")
+_x2 = torch.tensor([[0.5, 1.5, -0.5], [2.49, -7.51, 3.0]], dtype=torch.float64, requires_grad=True)
+_up = torch.tensor([[2.0, -1.0, 0.5], [3.0, 0.0, -4.0]], dtype=torch.float64)
+with checks.explain_errors({"": "[mc:ste.detach-part] Return x plus a detached correction."},
+                           "ste_round on a 2×3 float64 input"):
+    _y2 = ste_round(_x2)
+checks.expect_close(_y2.detach(), torch.round(_x2.detach()), "ste_round on a 2×3 float64 input",
+                    hint="[mc:ste.value] The value must be torch.round(x) exactly (halves round "
+                         "to even, as torch.round does).")
+(_y2 * _up).sum().backward()
+checks.expect_close(_x2.grad, _up, "x.grad for an upstream gradient that is not all ones",
+                    hint="[mc:ste.identity-backward] Backward must pass the incoming gradient "
+                         "through unchanged, as the identity would: no constant, no sign.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1066,16 +1290,18 @@ print("h.grad with retain_grad:", h.grad.item())
 # %% [markdown]
 # ## Summary
 #
-# - Leaves are tensors you create; intermediates carry a `grad_fn`, linked by
+# - Leaves are tensors with no `grad_fn`: those you create, and any result computed from
+#   tensors none of which requires grad. Intermediates carry a `grad_fn`, linked by
 #   `next_functions` down to `AccumulateGrad` nodes of the leaves.
 # - The graph is recorded as code runs; Python control flow shapes it.
 # - Backward is the reverse-mode chain rule: each node turns its output's adjoint into its
 #   inputs' adjoints, and adjoints **add** where a value fans out. For a non-scalar output
-#   you supply v and get vᵀJ.
-# - `.grad` accumulates: reset it (`zero_grad`, `grad = None`), or exploit it for
-#   gradient accumulation with weighted micro-batches.
-# - `no_grad` records nothing; `detach` cuts a tensor from the graph; `.data` hides
-#   changes from autograd and can give silently wrong gradients.
+#   you supply v and get vᵀJ; one pass per one-hot v gives J row by row.
+# - `.grad` accumulates: reset it (`zero_grad`, `grad = None`), exploit it for gradient
+#   accumulation with weighted micro-batches, and leave a caller's `.grad` as you found it.
+# - `no_grad` records nothing inside its block and changes no tensor's flags; `detach`
+#   cuts a tensor from the graph; `.data` hides changes from autograd and can give silently
+#   wrong gradients.
 # - In-place edits of leaves or saved tensors raise errors: update under `no_grad`,
 #   or compute out of place.
 # - A Linear layer's backward is dW = dyᵀh, db = Σdy, dh = dy W; a custom `Function`
@@ -1083,3 +1309,9 @@ print("h.grad with retain_grad:", h.grad.item())
 #
 # **Next:** 03_modules packages parameters (leaves with `requires_grad=True`) into
 # `nn.Module`, and 04 turns backward plus an update into a training loop.
+#
+# **Run time.** The cell below says how long this notebook took from its first cell to here
+# (`benchmarks/notebooks.py` measures the same, top to bottom, without a browser).
+
+# %%
+print(f"this notebook ran in {time.perf_counter() - notebook_started:.1f} s")

@@ -44,21 +44,53 @@ _ALL = ("        for (child, _), g in zip(node.next_functions, adjoints):\n"
         "            if child is not None and g is not None:\n"
         "                visit(child, g)\n\n")
 
+JACOBIAN_ROWS = (
+    "def jacobian(f, x):\n"
+    "    x = x.detach().requires_grad_(True)\n"
+    "    y = f(x)\n"
+    "    rows = []\n"
+    "    for i in range(y.numel()):\n"
+    "        v = torch.zeros_like(y)\n"
+    "        v[i] = 1.0\n"
+)
+CHUNK_LOOP = (
+    "    for start in range(0, len(X), chunk):\n"
+    "        xb, yb = X[start:start + chunk], Y[start:start + chunk]\n"
+    "        (((xb @ w - yb) ** 2).sum() / len(X)).backward()\n"
+)
+
 WRONG = {
     "02_autograd-quiz-leaves": [
-        ("answer_leaves = 1", "is also a leaf", "autograd.leaf-needs-grad"),
-        ("answer_leaves = 3", "it is not a leaf", "autograd.all-leaves"),
+        ("answer_leaves = 1", "has no grad_fn, so it is a leaf too", "autograd.leaf-needs-grad"),
+        ("answer_leaves = 2", "Being computed does not make", "autograd.computed-is-intermediate"),
+        ("answer_leaves = 4", "y has a grad_fn", "autograd.all-leaves"),
+        ("answer_leaves = 5", "not one of the choices", None),
     ],
     "02_autograd-quiz-seed": [
         ("answer_seed_grad = 0.0", "silences only the path", "autograd.one-path"),
         ("answer_seed_grad = 3.0", "moves with b", "autograd.frozen-formula"),
+        ("answer_seed_grad = -2.0", "add to 4, not 0", "autograd.adjoint-add"),
+        ("answer_seed_grad = 1.0", "find where the sum is 0", "autograd.chain-rule"),
     ],
     "02_autograd-quiz-accumulate": [
         ("answer_accumulated = 4.0", "accumulate", "autograd.grad-overwrites"),
         ("answer_accumulated = 64.0", "does not multiply", "autograd.accumulate-multiplies"),
+        ("answer_accumulated = 8", "three of them", "autograd.local-derivative"),
+        ("answer_accumulated = 16.0", "Three backwards each add", "autograd.grad-overwrites"),
     ],
-    "02_autograd-quiz-no-grad": [("answer_no_grad = True", "nothing is recorded",
-                                  "autograd.no-grad-inherits")],
+    "02_autograd-quiz-no-grad": [
+        ("answer_no_grad = (True, True, True, False)", "nothing is recorded",
+         "autograd.no-grad-inherits"),
+        ("answer_no_grad = (False, False, False, False)", "x still requires grad",
+         "autograd.no-grad-switches-off"),
+        ("answer_no_grad = (False, True, False, False)", "computed after the block",
+         "autograd.no-grad-lasts"),
+        ("answer_no_grad = (False, True, True, True)", "adding 1 records nothing",
+         "autograd.detach-rejoins"),
+        ("answer_no_grad = (True, False, True, False)", "a has no grad_fn",   # hidden tests
+         "autograd.no-grad-inherits"),
+        ("answer_no_grad = False", "should be a tuple", None),
+    ],
     "02_autograd-walk": [
         (WALK_FRAME.format(leaf="            totals[key] = adjoint\n", wrap=_WRAP, children=_ALL),
          "ADDED, not overwritten", "autograd.fanout-overwrite"),
@@ -76,42 +108,80 @@ WRONG = {
         ("fanout_grad = 2.0 * (-1.0 + 2 * 2.0)", "only the path through q", "autograd.one-path"),
         ("fanout_grad = (2.0 * -1.0 + 2.0 ** 2)", "only the direct path", "autograd.one-path"),
         ("fanout_grad = 2.0 + 2.0 * 2 * 2.0", "appears twice", "autograd.fanout-inside-q"),
+        ("fanout_grad = 2.0 * 2.0 * 3.0", "they do not multiply", "autograd.product-rule"),
+        ("fanout_grad = 7.0", "Sum the adjoints of all three edges", "autograd.one-path"),
+        ("fanout_grad = torch.tensor(8.0)", "should be a number", None),
     ],
     "02_autograd-vjp": [
-        ("def vjp(f, x, v):\n"
+        ("def jacobian(f, x):\n"
          "    x = x.detach().requires_grad_(True)\n"
-         "    f(x).sum().backward()\n"
-         "    return x.grad\n",
-         "gradient of y.sum()", "vjp.sum-is-vjp"),
-        ("def vjp(f, x, v):\n"
-         "    J = torch.autograd.functional.jacobian(f, x)\n"
-         "    return v @ J\n",
-         "built the full Jacobian", "vjp.full-jacobian"),
-        ("def vjp(f, x, v):\n"
+         "    y = f(x)\n"
+         "    row = torch.autograd.grad(y.sum(), x)[0]\n"
+         "    return torch.stack([row] * y.numel())\n", "gradient of y.sum()", "vjp.sum-is-vjp"),
+        (JACOBIAN_ROWS +
+         "        rows.append(torch.autograd.grad(y, x, grad_outputs=v)[0])\n"
+         "    return torch.stack(rows)\n", "retain_graph=True", "vjp.retain-graph"),
+        ("def jacobian(f, x):\n"
          "    x = x.detach().requires_grad_(True)\n"
-         "    f(x).sum().backward()\n"
-         "    return x.grad * v\n",
-         "one entry per OUTPUT", "vjp.shapes"),
-        ("def vjp(f, x, v):\n"
+         "    y = f(x)\n"
+         "    rows = []\n"
+         "    for i in range(y.numel()):\n"
+         "        y[i].backward(retain_graph=True)\n"
+         "        rows.append(x.grad.clone())\n"
+         "    return torch.stack(rows)\n", "sum of rows 0", "vjp.rows-accumulate"),
+        (JACOBIAN_ROWS +
+         "        rows.append(torch.autograd.grad(y, x, grad_outputs=v, retain_graph=True)[0])\n"
+         "    return torch.stack(rows, dim=1)\n", "one ROW per output", "vjp.rows-are-outputs"),
+        ("def jacobian(f, x):\n"
+         "    return torch.autograd.functional.jacobian(f, x)\n", "library Jacobian",
+         "vjp.full-jacobian"),
+        ("def jacobian(f, x):\n"
          "    x.requires_grad_(True)\n"
-         "    f(x).backward(gradient=v)\n"
-         "    return x.grad\n",
-         "caller's x.grad", "vjp.caller-grad"),
+         "    y = f(x)\n"
+         "    rows = []\n"
+         "    for i in range(y.numel()):\n"
+         "        v = torch.zeros_like(y)\n"
+         "        v[i] = 1.0\n"
+         "        rows.append(torch.autograd.grad(y, x, grad_outputs=v, retain_graph=True)[0])\n"
+         "    return torch.stack(rows)\n", "caller's x", "vjp.caller-grad"),
+        ("def jacobian(f, x):\n"
+         "    y = f(x)\n"
+         "    rows = []\n"
+         "    for i in range(y.numel()):\n"
+         "        v = torch.zeros_like(y)\n"
+         "        v[i] = 1.0\n"
+         "        rows.append(torch.autograd.grad(y, x, grad_outputs=v, retain_graph=True)[0])\n"
+         "    return torch.stack(rows)\n", "fresh leaf", "vjp.leaf"),
     ],
     "02_autograd-accumulate": [
-        ("def accumulated_grad(w, X, Y, chunk):\n"
-         "    for start in range(0, len(X), chunk):\n"
-         "        xb, yb = X[start:start + chunk], Y[start:start + chunk]\n"
-         "        (((xb @ w - yb) ** 2).sum() / len(X)).backward()\n"
-         "    return w.grad.clone()\n",
-         "stale gradient", "accumulate.stale-grad"),
-        ("def accumulated_grad(w, X, Y, chunk):\n"
+        ("def full_batch_grad(w, X, Y, chunk):\n"
          "    w.grad = None\n"
+         + CHUNK_LOOP +
+         "    return w.grad.clone()\n", "put its w.grad back", "accumulate.restore-grad"),
+        ("def full_batch_grad(w, X, Y, chunk):\n"
+         "    saved = w.grad.clone() if w.grad is not None else None\n"
+         + CHUNK_LOOP +
+         "    total = w.grad.clone()\n"
+         "    w.grad = saved\n"
+         "    return total\n", "caller's gradient is inside the result", "accumulate.stale-grad"),
+        ("def full_batch_grad(w, X, Y, chunk):\n"
+         "    saved, w.grad = w.grad, None\n"
          "    for start in range(0, len(X), chunk):\n"
          "        xb, yb = X[start:start + chunk], Y[start:start + chunk]\n"
          "        ((xb @ w - yb) ** 2).mean().backward()\n"
-         "    return w.grad.clone()\n",
-         "equal weight", "accumulate.unweighted-means"),
+         "    total, w.grad = w.grad, saved\n"
+         "    return total\n", "equal weight", "accumulate.unweighted-means"),
+        ("def full_batch_grad(w, X, Y, chunk):\n"
+         "    saved = w.grad\n"
+         "    if w.grad is not None:\n"
+         "        w.grad.zero_()\n"
+         + CHUNK_LOOP +
+         "    total = w.grad.clone()\n"
+         "    w.grad = saved\n"
+         "    return total\n", "put its w.grad back", "accumulate.restore-grad"),
+        ("def full_batch_grad(w, X, Y, chunk):\n"
+         "    return torch.autograd.grad(((X @ w - Y) ** 2).mean(), w)[0]\n",
+         "rows at once", "accumulate.one-pass-per-chunk"),
     ],
     "02_autograd-why-none": [
         ("def make_weight(values):\n"
@@ -123,11 +193,19 @@ WRONG = {
         ("def make_weight(values):\n"
          "    return torch.tensor(values, requires_grad=True)\n",
          "must be float64", "autograd.leaf-dtype"),
+        ("def make_weight(values):\n"
+         "    t = torch.tensor(values, requires_grad=True)\n"
+         "    return t.detach().double().requires_grad_()\n",
+         "Only floating-point tensors", "autograd.int-requires-grad"),
     ],
     "02_autograd-ste": [
         ("def ste_round(x):\n    return torch.round(x)\n", "torch.round is flat", "ste.round-flat"),
         ("def ste_round(x):\n    return torch.round(x.detach())\n", "cut from the graph",
          "ste.detached-all"),
+        ("def ste_round(x):\n    return x + (torch.floor(x + 0.5) - x).detach()\n",
+         "halves round to even", "ste.value"),
+        ("def ste_round(x):\n    return torch.round(x) + x.sum() - x.sum().detach()\n",
+         "gradient must be 1", "ste.detach-part"),
     ],
     "02_autograd-function": [
         (SOFTPLUS_UP_TO_BACKWARD + "        return torch.sigmoid(x)\n",
@@ -201,18 +279,23 @@ ALTERNATIVE = {
         "                     if g is not None)\n"
         "    return [totals[id(leaf)] for leaf in leaves]\n"),
     "02_autograd-fanout": "fanout_grad = 8",
+    "02_autograd-quiz-no-grad": "answer_no_grad = [False, True, True, False]",
     "02_autograd-vjp": (
-        "def vjp(f, x, v):\n"
-        "    leaf = x.clone().requires_grad_()\n"
-        "    f(leaf).backward(gradient=v)\n"
-        "    return leaf.grad\n"),
+        "def jacobian(f, x):\n"
+        "    rows = []\n"
+        "    for i in range(f(x).numel()):\n"
+        "        leaf = x.detach().clone().requires_grad_()\n"
+        "        y = f(leaf)\n"
+        "        y.backward(gradient=torch.eye(y.numel(), dtype=y.dtype)[i])\n"
+        "        rows.append(leaf.grad)\n"
+        "    return torch.stack(rows)\n"),
     "02_autograd-accumulate": (
-        "def accumulated_grad(w, X, Y, chunk):\n"
-        "    if w.grad is not None:\n"
-        "        w.grad.zero_()\n"
+        "def full_batch_grad(w, X, Y, chunk):\n"
+        "    total = torch.zeros_like(w)\n"
         "    for xb, yb in zip(X.split(chunk), Y.split(chunk)):\n"
-        "        (((xb @ w - yb) ** 2).mean() * len(xb) / len(X)).backward()\n"
-        "    return w.grad.detach().clone()\n"),
+        "        loss = ((xb @ w - yb) ** 2).mean() * len(xb) / len(X)\n"
+        "        total = total + torch.autograd.grad(loss, w)[0]\n"
+        "    return total\n"),
     "02_autograd-why-none": (
         "def make_weight(values):\n"
         "    return torch.tensor(values).double().requires_grad_()\n"),
