@@ -244,7 +244,7 @@ checks.expect_true(quiz_offset == torch.arange(20).view(4, 5).t()[1, 2].item(),
 #    under the controls says which index is drawn). Explain why strides exist for
 #    (3, 2, 1) but not for (6,). You will need this in Exercise 4.
 # 3. Predict the strides of `torch.zeros(1, 3).expand(4, 3)`, then set shape `1, 3`, op
-#    `expand` with `4, 3`, then `none`: notice the stride 0 and the ×4 above each storage
+#    `expand` with `4, 3` and **then** `none`: notice the stride 0 and the ×4 above each storage
 #    cell. Explain why writing into one element of this tensor would change four (section
 #    9 shows PyTorch refusing it).
 

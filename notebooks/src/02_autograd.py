@@ -22,7 +22,6 @@
 # you the function's signature to complete. A failing test says what you probably believed.
 
 # %%
-import math
 import time
 import warnings
 

@@ -44,15 +44,14 @@ _ALL = ("        for (child, _), g in zip(node.next_functions, adjoints):\n"
         "            if child is not None and g is not None:\n"
         "                visit(child, g)\n\n")
 
-JACOBIAN_ROWS = (
-    "def jacobian(f, x):\n"
-    "    x = x.detach().requires_grad_(True)\n"
-    "    y = f(x)\n"
+ONE_HOT_ROWS = (            # the loop over J's rows; the variants differ before and inside it
     "    rows = []\n"
     "    for i in range(y.numel()):\n"
     "        v = torch.zeros_like(y)\n"
     "        v[i] = 1.0\n"
 )
+RETAINED_ROW = "        rows.append(torch.autograd.grad(y, x, grad_outputs=v, retain_graph=True)[0])\n"
+JACOBIAN_ROWS = "def jacobian(f, x):\n    x = x.detach().requires_grad_(True)\n    y = f(x)\n" + ONE_HOT_ROWS
 CHUNK_LOOP = (
     "    for start in range(0, len(X), chunk):\n"
     "        xb, yb = X[start:start + chunk], Y[start:start + chunk]\n"
@@ -129,29 +128,15 @@ WRONG = {
          "        y[i].backward(retain_graph=True)\n"
          "        rows.append(x.grad.clone())\n"
          "    return torch.stack(rows)\n", "sum of rows 0", "vjp.rows-accumulate"),
-        (JACOBIAN_ROWS +
-         "        rows.append(torch.autograd.grad(y, x, grad_outputs=v, retain_graph=True)[0])\n"
+        (JACOBIAN_ROWS + RETAINED_ROW +
          "    return torch.stack(rows, dim=1)\n", "one ROW per output", "vjp.rows-are-outputs"),
         ("def jacobian(f, x):\n"
          "    return torch.autograd.functional.jacobian(f, x)\n", "library Jacobian",
          "vjp.full-jacobian"),
-        ("def jacobian(f, x):\n"
-         "    x.requires_grad_(True)\n"
-         "    y = f(x)\n"
-         "    rows = []\n"
-         "    for i in range(y.numel()):\n"
-         "        v = torch.zeros_like(y)\n"
-         "        v[i] = 1.0\n"
-         "        rows.append(torch.autograd.grad(y, x, grad_outputs=v, retain_graph=True)[0])\n"
-         "    return torch.stack(rows)\n", "caller's x", "vjp.caller-grad"),
-        ("def jacobian(f, x):\n"
-         "    y = f(x)\n"
-         "    rows = []\n"
-         "    for i in range(y.numel()):\n"
-         "        v = torch.zeros_like(y)\n"
-         "        v[i] = 1.0\n"
-         "        rows.append(torch.autograd.grad(y, x, grad_outputs=v, retain_graph=True)[0])\n"
-         "    return torch.stack(rows)\n", "fresh leaf", "vjp.leaf"),
+        ("def jacobian(f, x):\n    x.requires_grad_(True)\n    y = f(x)\n" + ONE_HOT_ROWS +
+         RETAINED_ROW + "    return torch.stack(rows)\n", "caller's x", "vjp.caller-grad"),
+        ("def jacobian(f, x):\n    y = f(x)\n" + ONE_HOT_ROWS +
+         RETAINED_ROW + "    return torch.stack(rows)\n", "fresh leaf", "vjp.leaf"),
     ],
     "02_autograd-accumulate": [
         ("def full_batch_grad(w, X, Y, chunk):\n"
