@@ -4,6 +4,27 @@ from helpers.misconceptions.core import Misconception
 
 _M = "03_modules-"
 ENTRIES: dict[str, Misconception] = {
+    "budget.at-most": Misconception(
+        "a parameter budget of 'at most' N excludes a model of exactly N parameters",
+        (_M + "param-budget",)),
+    "budget.negative": Misconception(
+        "when no width fits a budget, a negative width is an answer",
+        (_M + "param-budget",)),
+    "budget.whole-units": Misconception(
+        "a layer width can be a float (or a tensor) rather than a whole number",
+        (_M + "param-budget",)),
+    "buffers.forward": Misconception(
+        "fixing a module's registrations may change what its forward computes",
+        (_M + "fix-tensors",)),
+    "buffers.persistent": Misconception(
+        "every buffer belongs in state_dict(), also one rebuilt by each forward pass",
+        (_M + "fix-tensors",)),
+    "buffers.plain-tensor": Misconception(
+        "a plain tensor attribute is saved and moved by .to() like a buffer",
+        (_M + "fix-tensors",)),
+    "buffers.stats-as-parameter": Misconception(
+        "fixed statistics (a mean, a std) belong in nn.Parameter",
+        (_M + "fix-tensors",)),
     "dropout.divide-by-p": Misconception(
         "dropout scales the survivors by 1/p",
         (_M + "quiz-dropout-value",)),
@@ -28,6 +49,9 @@ ENTRIES: dict[str, Misconception] = {
     "gated.init": Misconception(
         "a custom layer's biases may start at any value",
         (_M + "gated",)),
+    "gated.init-scale": Misconception(
+        "a weight initialisation 'scaled by 1/sqrt(d_in)' can use another scale (or d_out)",
+        (_M + "gated",)),
     "gated.names": Misconception(
         "a custom layer may hold its weights under other names or inside nn.Linear submodules",
         (_M + "gated",)),
@@ -37,6 +61,9 @@ ENTRIES: dict[str, Misconception] = {
     "gated.no-sigmoid": Misconception(
         "the gate multiplies the value without being squashed by a sigmoid",
         (_M + "gated",)),
+    "hooks.grad-recorded": Misconception(
+        "a read-only pass through a model may record the autograd graph",
+        (_M + "hook-means",)),
     "hooks.handle-left": Misconception(
         "a forward hook goes away by itself after the call that used it",
         (_M + "hook-means",)),
@@ -49,24 +76,90 @@ ENTRIES: dict[str, Misconception] = {
     "hooks.replay-children": Misconception(
         "running a model's children one after another reproduces its forward",
         (_M + "hook-means",)),
-    "init.quiz-format": Misconception(
-        "the depth quiz accepts a free-form answer",
-        (_M + "quiz-relu-depth",)),
+    "hooks.tensor-not-float": Misconception(
+        "a 0-d tensor is as good as a Python float for a recorded statistic",
+        (_M + "hook-means",)),
+    "init.bias": Misconception(
+        "re-initialising a Linear layer leaves its biases to their old values",
+        (_M + "init-relu",)),
+    "init.fan-out": Misconception(
+        "Kaiming's initialisation scales by the layer's output width (fan_out)",
+        (_M + "init-relu",)),
+    "init.grad-grows": Misconception(
+        "with std 1/sqrt(fan_in), ReLU stacks make the gradient grow on the way back",
+        (_M + "quiz-grad-depth",)),
+    "init.grad-preserved": Misconception(
+        "with std 1/sqrt(fan_in), ReLU stacks keep the gradient's size on the way back",
+        (_M + "quiz-grad-depth",)),
+    "init.in-place-grad": Misconception(
+        "a parameter can be refilled in place while autograd records",
+        (_M + "init-relu",)),
+    "init.nested": Misconception(
+        "re-initialising a model's top-level children reaches every Linear inside it",
+        (_M + "init-relu",)),
+    "init.other-modules": Misconception(
+        "re-initialising a model may reset every parameter, batch norm's included",
+        (_M + "init-relu",)),
+    "init.relu-gain": Misconception(
+        "Kaiming's ReLU initialisation has std 1/sqrt(fan_in) (no factor 2 in the variance)",
+        (_M + "init-relu",)),
     "init.relu-grows": Misconception(
         "ReLU layers with weights of std 1/sqrt(fan_in) make activations grow with depth",
         (_M + "quiz-relu-depth",)),
     "init.relu-preserves": Misconception(
         "ReLU layers with weights of std 1/sqrt(fan_in) keep the activations' spread",
         (_M + "quiz-relu-depth",)),
+    "init.return": Misconception(
+        "an in-place initialisation function need not return the model",
+        (_M + "init-relu",)),
     "linear.bias-shape": Misconception(
         "a Linear layer's bias (or weight) shape follows d_in, or the bias is two-dimensional",
-        (_M + "gated", _M + "quiz-weight-shape",)),
-    "linear.no-bias": Misconception(
-        "a Linear layer computes x W^T without a bias",
-        (_M + "linear-by-hand",)),
+        (_M + "gated",)),
+    "linear.flattens-batch": Misconception(
+        "nn.Linear merges or drops the leading dimensions of its input",
+        (_M + "quiz-batch-shape",)),
+    "linear.keeps-width": Misconception(
+        "nn.Linear keeps the last dimension's size",
+        (_M + "quiz-batch-shape",)),
+    "linear.needs-2d": Misconception(
+        "nn.Linear only accepts 2-D input (N, d_in)",
+        (_M + "quiz-batch-shape",)),
     "linear.weight-layout": Misconception(
         "nn.Linear stores its weight as (d_in, d_out) and computes x @ W",
-        (_M + "gated", _M + "linear-by-hand", _M + "quiz-weight-shape",)),
+        (_M + "gated", _M + "merge-linear",)),
+    "linear.weight-not-output": Misconception(
+        "a Linear layer's output has the shape of its weight",
+        (_M + "quiz-batch-shape",)),
+    "load.allow-list": Misconception(
+        "weights_only loading accepts objects of any class, or must be turned off for them",
+        (_M + "load-checkpoint",)),
+    "load.config": Misconception(
+        "a checkpoint's model can be built without the config stored in the file",
+        (_M + "load-checkpoint",)),
+    "load.prefix": Misconception(
+        "a state_dict saved inside a wrapper loads into the bare model as it is",
+        (_M + "load-checkpoint",)),
+    "load.return-pair": Misconception(
+        "loading a checkpoint returns only the model (or the raw dictionary)",
+        (_M + "load-checkpoint",)),
+    "load.strict-false": Misconception(
+        "strict=False is a safe way to make a checkpoint load",
+        (_M + "load-checkpoint",)),
+    "merge.assign-tensor": Misconception(
+        "a module's Parameter can be replaced by a plain tensor computed from others",
+        (_M + "merge-linear",)),
+    "merge.bias": Misconception(
+        "the bias of two merged Linear layers ignores the first bias or its path through W2",
+        (_M + "merge-linear",)),
+    "merge.modified-inputs": Misconception(
+        "merging layers may overwrite the layers it was given",
+        (_M + "merge-linear",)),
+    "merge.not-one-layer": Misconception(
+        "merging two layers may return a container of both",
+        (_M + "merge-linear",)),
+    "merge.shapes": Misconception(
+        "two layers' weights and biases combine without following their shapes",
+        (_M + "merge-linear",)),
     "mode.eval-freezes": Misconception(
         "model.eval() stops backward and the optimizer from changing the weights",
         (_M + "quiz-eval-freezes",)),
@@ -78,10 +171,10 @@ ENTRIES: dict[str, Misconception] = {
         (_M + "fix-list",)),
     "modules.no-super-init": Misconception(
         "a module's __init__ can assign layers without calling super().__init__()",
-        (_M + "fix-list", _M + "gated",)),
+        (_M + "fix-list", _M + "fix-tensors", _M + "gated",)),
     "modules.plain-tensor": Misconception(
         "a tensor with requires_grad=True assigned to an attribute is a registered parameter",
-        (_M + "gated",)),
+        (_M + "fix-tensors", _M + "gated",)),
     "modules.plain-tensor-registered": Misconception(
         "a plain tensor attribute is listed by parameters()",
         (_M + "quiz-param-count",)),
@@ -96,13 +189,10 @@ ENTRIES: dict[str, Misconception] = {
         (_M + "quiz-param-count",)),
     "params.bias-per-input": Misconception(
         "a Linear layer's bias has one entry per input",
-        (_M + "count-params",)),
+        (_M + "param-budget",)),
     "params.forget-bias": Misconception(
         "a Linear layer has d_in*d_out parameters (no bias)",
-        (_M + "count-params",)),
-    "params.input-bias": Misconception(
-        "every size in an MLP's list contributes a bias, the input included",
-        (_M + "count-params",)),
+        (_M + "param-budget",)),
     "predict.dropout-active": Misconception(
         "a prediction can run in training mode (dropout and batch statistics active)",
         (_M + "predict",)),
@@ -115,16 +205,22 @@ ENTRIES: dict[str, Misconception] = {
     "predict.model-not-called": Misconception(
         "a prediction helper need not call the model it was given",
         (_M + "predict",)),
+    "predict.one-flag-restored": Misconception(
+        "restoring the top-level mode (train(was)) restores every submodule's mode",
+        (_M + "predict",)),
     "state-dict.mode": Misconception(
         "a freshly loaded model is ready for predictions without eval()",
-        (_M + "load-safely",)),
+        (_M + "load-checkpoint",)),
     "state-dict.not-loaded": Misconception(
         "building the model is enough; the saved weights need not be loaded into it",
-        (_M + "load-safely",)),
-    "state-dict.returns-dict": Misconception(
-        "loading weights returns the state_dict rather than the model",
-        (_M + "load-safely",)),
+        (_M + "load-checkpoint",)),
     "state-dict.trust-pickle": Misconception(
         "torch.load(..., weights_only=False) of any file is safe: a file only holds data",
-        (_M + "load-safely",)),
+        (_M + "load-checkpoint",)),
+    "to.module-copy": Misconception(
+        "Module.to returns a converted copy and leaves the module as it was",
+        (_M + "quiz-to-inplace",)),
+    "to.tensor-in-place": Misconception(
+        "Tensor.to converts the tensor in place, like Module.to",
+        (_M + "quiz-to-inplace",)),
 }

@@ -6,36 +6,47 @@
 # and the module registers it, so that `parameters()`, the optimizer, `state_dict()`,
 # `.to(...)` and `train()`/`eval()` all reach it. This notebook shows that registration at
 # work, and what happens to the tensors and layers it does not see: they are not trained,
-# not saved and not moved, and nothing warns you.
+# not saved and not moved, and nothing warns you. It ends with the numbers a module starts
+# from, its initialisation, and what a bad start does to the activations and gradients.
 #
 # **You will learn to**
 # - write a module (`super().__init__()`, attributes, `forward`) and read its
-#   `named_parameters()`, buffers and submodules;
+#   `named_parameters()`, buffers (persistent or not) and submodules;
+# - say what `.to(device)` moves and what it leaves behind;
 # - keep layers in `nn.ModuleList` / `nn.Sequential` / `nn.ModuleDict`, not in a Python list;
-# - count parameters (d_out·(d_in + 1) per Linear) and compute a Linear layer by hand;
-# - save and load a `state_dict` safely (`torch.load(..., weights_only=True)`);
-# - switch `train()` / `eval()` (dropout, batch norm), freeze parameters, choose between
-#   functional and object layers, write a layer with its own Parameters;
-# - read activations with forward hooks, and remove the hooks afterwards.
+# - count parameters (d_out·(d_in + 1) per Linear) and reason with y = x Wᵀ + b;
+# - switch `train()` / `eval()` (dropout, batch norm) for a model *and each submodule*,
+#   and choose between `torch.no_grad()` and `torch.inference_mode()`;
+# - save and load a `state_dict` safely: `weights_only`, strict key matching, allow-listed
+#   classes, `map_location`;
+# - freeze parameters, choose between functional and object layers, write a layer with its
+#   own Parameters, read activations with forward hooks;
+# - initialise parameters with `nn.init` and `module.apply`, and read what an
+#   initialisation does to each layer's activations and gradients.
 #
 # **Prerequisites:** 01 (tensors, shapes, matrix products), 02 (leaves, `requires_grad`,
 # `.grad`, `torch.no_grad()`).
 #
-# **How this notebook works.** Quick quizzes ask you to *predict* before a cell shows the
-# answer; numbered exercises (points in the heading) are graded, and each answer cell gives
-# you the signature to complete. A failing test says what you probably believed.
+# **How this notebook works.** Quick quizzes ask you to *predict*: answer first, then run
+# the cell after the quiz, which shows what really happens. Numbered exercises (points in
+# the heading) are graded; each answer cell gives you the signature to complete, and a
+# failing test says what you probably believed.
 
 # %%
+import copy
+import inspect
 import os
 import pickle
 import tempfile
 import time
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 import helpers.activations
+import helpers.modes
 import helpers.modules
 from helpers import checks
 
@@ -66,7 +77,7 @@ class TwoLayer(nn.Module):
 net = TwoLayer(4, 8, 3)
 print(net)
 for name, p in net.named_parameters():
-    print(f"{name:15s} shape {tuple(p.shape)}  requires_grad={p.requires_grad}")
+    print(f"{name:15s} {p.numel():3d} numbers  requires_grad={p.requires_grad}")
 print("output shape:", tuple(net(torch.randn(5, 4)).shape))
 
 # %% [markdown]
@@ -96,11 +107,14 @@ with checks.expect_error(AttributeError):
 #
 # A module holds three kinds of tensors:
 #
-# - an **`nn.Parameter`** (a tensor with `requires_grad=True` that the module registers):
-#   listed by `parameters()`, so the optimizer updates it, and saved in `state_dict()`;
-# - a **buffer**, registered with `self.register_buffer(name, tensor)`: saved in
-#   `state_dict()` and moved by `.to(...)`, but not a parameter, so not trained (batch
-#   norm's running mean is one);
+# - an **`nn.Parameter`**: a tensor that the module registers when you assign it. It
+#   requires grad unless you say otherwise (`nn.Parameter(t, requires_grad=False)`, or
+#   freezing it later, section 7). `parameters()` lists it, so the optimizer updates it
+#   (when it has a gradient), and `state_dict()` saves it;
+# - a **buffer**, registered with `self.register_buffer(name, tensor)`: moved by
+#   `.to(...)`, not listed by `parameters()`, so never trained. It is saved in
+#   `state_dict()` unless registered with `persistent=False` (a value rebuilt at every
+#   forward pass need not be saved). Batch norm's running mean is a persistent buffer;
 # - a **plain tensor** attribute: none of the above. The module does not know it is there.
 
 # %%
@@ -110,9 +124,11 @@ class Scaler(nn.Module):
         self.scale = nn.Parameter(torch.ones(d))        # trained
         self.shift = torch.zeros(d)                     # plain tensor: unseen
         self.register_buffer("calls", torch.zeros(()))  # saved and moved, not trained
+        self.register_buffer("last_mean", torch.zeros(d), persistent=False)  # moved, not saved
 
     def forward(self, x):
         self.calls += 1
+        self.last_mean = x.detach().mean(0)  # assigning to a buffer's name replaces the buffer
         return x * self.scale + self.shift
 
 
@@ -120,15 +136,8 @@ scaler = Scaler(3)
 print("parameters():  ", [name for name, _ in scaler.named_parameters()])
 print("buffers():     ", [name for name, _ in scaler.named_buffers()])
 print("state_dict():  ", list(scaler.state_dict()))
-doubled = scaler.to(torch.float64)
-print("after .to(float64): scale", doubled.scale.dtype, "| calls", doubled.calls.dtype,
-      "| shift", doubled.shift.dtype)
 
 # %% [markdown]
-# `.to(torch.float64)` converted the parameter and the buffer and left the plain tensor
-# as float32: on a GPU the same thing leaves `shift` on the CPU, and `forward` fails with
-# a device mismatch. A tensor the module needs belongs in a Parameter or a buffer.
-#
 # **Quick quiz (predict).** A module's `__init__` (after `super().__init__()`) does
 #
 # ```python
@@ -147,16 +156,7 @@ answer_param_count = 22
 ### END SOLUTION
 
 # %% test 03_modules-quiz-param-count-test points=1
-checks.reject(answer_param_count, {
-    26: "[mc:modules.plain-tensor-registered] That counts self.b: a plain tensor attribute "
-        "is not registered, so parameters() does not list it.",
-    30: "[mc:modules.buffer-is-parameter] That counts the plain tensor and the buffer: a "
-        "buffer is saved in state_dict() but parameters() leaves it out.",
-    12: "[mc:modules.submodule-not-counted] parameters() also walks the submodules: the "
-        "Linear's weight and bias count too.",
-    20: "[mc:modules.submodule-not-counted] nn.Linear(4, 2) has a weight and a bias; count "
-        "both, and self.w.",
-}, "answer_param_count")
+checks.answer("03_modules-quiz-param-count", answer_param_count, "answer_param_count", kind=int)
 ### BEGIN HIDDEN TESTS
 class _Quiz(nn.Module):
     def __init__(self):
@@ -174,6 +174,220 @@ with checks.because("[mc:modules.plain-tensor-registered] Count the elements of 
                         "answer_param_count")
 ### END HIDDEN TESTS
 
+# %% wrong 03_modules-quiz-param-count
+{
+    26: "[mc:modules.plain-tensor-registered] That counts self.b: a plain tensor attribute "
+        "is not registered, so parameters() does not list it.",
+    30: "[mc:modules.buffer-is-parameter] That counts the plain tensor and the buffer: a "
+        "buffer is saved in state_dict() but parameters() leaves it out.",
+    16: "[mc:modules.buffer-is-parameter] That counts the buffer m: buffers are listed by "
+        "buffers(), not by parameters().",
+    12: "[mc:modules.submodule-not-counted] parameters() also walks the submodules: the "
+        "Linear's weight and bias count too.",
+    20: "[mc:modules.submodule-not-counted] nn.Linear(4, 2) has a weight and a bias; count "
+        "both, and self.w.",
+}
+
+# %% [markdown]
+# Run the quiz's module and count:
+
+# %%
+class QuizModule(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(3, 4))
+        self.b = torch.zeros(4)
+        self.register_buffer("m", torch.zeros(4))
+        self.lin = nn.Linear(4, 2)
+
+
+quiz_module = QuizModule()
+for name, p in quiz_module.named_parameters():
+    print(f"{name:10s} {p.numel():3d}")
+print("total:", sum(p.numel() for p in quiz_module.parameters()),
+      "| buffers:", [name for name, _ in quiz_module.named_buffers()])
+
+# %% [markdown]
+# Compare with your answer: the total walks into the submodule `lin`, and leaves out both
+# the buffer and the plain tensor.
+#
+# ### What `.to(...)` moves
+#
+# `module.to(device)` (or `.to(dtype)`) converts every parameter and every buffer of the
+# module and its submodules. A tensor has a `.to` method too, with the same arguments.
+#
+# **Quick quiz (predict).** After
+#
+# ```python
+# lin = nn.Linear(2, 2)
+# w = torch.zeros(2)
+# lin.to(torch.float64)
+# w.to(torch.float64)
+# ```
+#
+# is `lin.weight` float64, and is `w` float64? Put two booleans in `answer_to_dtypes`, in
+# that order: `(lin.weight is float64, w is float64)`.
+
+# %% solution 03_modules-quiz-to-inplace
+### BEGIN SOLUTION
+answer_to_dtypes = (True, False)
+### END SOLUTION
+
+# %% test 03_modules-quiz-to-inplace-test points=1
+checks.answer("03_modules-quiz-to-inplace", answer_to_dtypes, "answer_to_dtypes",
+              kind=(tuple, list))
+### BEGIN HIDDEN TESTS
+_lin, _w = nn.Linear(2, 2), torch.zeros(2)
+_lin.to(torch.float64)
+_w.to(torch.float64)
+with checks.because("[mc:to.tensor-in-place] Module.to converts the module's own parameters "
+                    "and returns the same module; Tensor.to returns a new tensor."):
+    checks.expect_equal(tuple(answer_to_dtypes),
+                        (_lin.weight.dtype == torch.float64, _w.dtype == torch.float64),
+                        "answer_to_dtypes")
+### END HIDDEN TESTS
+
+# %% wrong 03_modules-quiz-to-inplace
+{
+    (True, True): "[mc:to.tensor-in-place] Tensor.to returns a new tensor and leaves w as it "
+                  "was (write w = w.to(...)); Module.to changes the module itself.",
+    (False, False): "[mc:to.module-copy] Module.to does not make a copy: it converts the "
+                    "module's own parameters and buffers and returns the same module.",
+    (False, True): "[mc:to.module-copy] The other way round: Module.to converts the module "
+                   "in place, Tensor.to returns a new tensor.",
+}
+
+# %% [markdown]
+# Run it:
+
+# %%
+lin = nn.Linear(2, 2)
+w = torch.zeros(2)
+returned = lin.to(torch.float64)
+w.to(torch.float64)
+print("lin.weight:", lin.weight.dtype, "| lin.to(...) returned lin itself:", returned is lin)
+print("w:", w.dtype, "| w.to(...) made a new tensor:", w.to(torch.float64).dtype)
+
+# %% [markdown]
+# Compare with your answer: a module is changed where it stands, a tensor is not, so
+# `x = x.to(device)` needs the assignment and `model.to(device)` does not.
+#
+# What `.to` does *not* reach is a plain tensor attribute. A CPU-only machine can still move
+# a module to another device: `"meta"` holds shapes and dtypes but no values, and on a
+# machine with a GPU the cell below uses `"cuda"` instead. The plain tensor `shift` stays
+# behind on the CPU, and `forward` fails:
+
+# %%
+device = torch.device("cuda" if torch.cuda.is_available() else "meta")
+moved = Scaler(3).to(device)
+for name in ("scale", "calls", "last_mean", "shift"):
+    print(f"{name:9s} on {getattr(moved, name).device}")
+with checks.expect_error(RuntimeError):
+    moved(torch.ones(2, 3, device=device))
+
+# %% [markdown]
+# A tensor the module needs belongs in a Parameter (learned) or a buffer (not learned).
+#
+# ### Exercise 1: register what the module holds (2 points)
+#
+# `Standardise` below standardises features with statistics measured once on the training
+# data, multiplies by a learned gain, and keeps the largest |z| of the last batch for
+# monitoring. It runs, but the module registers nothing:
+
+# %%
+class Standardise(nn.Module):
+    def __init__(self, mean, std):
+        super().__init__()
+        self.mean = mean                                       # measured once: never trained
+        self.std = std
+        self.gain = torch.ones(len(mean), requires_grad=True)  # learned
+        self.largest = torch.zeros(len(mean))                  # rebuilt by every forward pass
+
+    def forward(self, x):
+        z = (x - self.mean) / self.std
+        self.largest = z.detach().abs().amax(0)
+        return z * self.gain
+
+
+broken = Standardise(torch.tensor([1.0, -2.0]), torch.tensor([0.5, 4.0]))
+print("output:", broken(torch.tensor([[2.0, 2.0]])))
+print("parameters():", list(broken.parameters()), "| state_dict():", dict(broken.state_dict()))
+print("after .to(float64), mean is still", broken.to(torch.float64).mean.dtype)
+
+# %% [markdown]
+# Write `FixedStandardise(mean, std)` with the same `forward` (same attribute names) so
+# that: `gain` is trained; `mean` and `std` are saved in `state_dict()` and follow
+# `.to(...)`, but are not trained; `largest` follows `.to(...)` but is not saved. Nothing
+# else is a parameter.
+
+# %% solution 03_modules-fix-tensors
+### BEGIN SOLUTION
+class FixedStandardise(nn.Module):
+    def __init__(self, mean, std):
+        super().__init__()
+        self.register_buffer("mean", mean)
+        self.register_buffer("std", std)
+        self.gain = nn.Parameter(torch.ones(len(mean)))
+        self.register_buffer("largest", torch.zeros(len(mean)), persistent=False)
+
+    def forward(self, x):
+        z = (x - self.mean) / self.std
+        self.largest = z.detach().abs().amax(0)
+        return z * self.gain
+### END SOLUTION
+
+# %% test 03_modules-fix-tensors-test points=2
+_answered = (FixedStandardise,)
+_mean, _std = torch.tensor([1.0, -2.0, 0.5]), torch.tensor([0.5, 4.0, 2.0])
+with checks.explain_errors({"before Module.__init__": "[mc:modules.no-super-init] Call "
+                            "super().__init__() first."}, "FixedStandardise(mean, std)"):
+    _fs = FixedStandardise(_mean.clone(), _std.clone())
+_params = {name for name, _ in _fs.named_parameters()}
+_saved = set(_fs.state_dict())
+_buffers = {name for name, _ in _fs.named_buffers()}
+checks.expect_true("gain" in _params,
+                   "[mc:modules.plain-tensor] gain is not in parameters(): a tensor with "
+                   "requires_grad=True assigned to an attribute is not registered, so no "
+                   "optimizer trains it. Wrap it in nn.Parameter(...).")
+checks.expect_true(not {"mean", "std"} & _params,
+                   "[mc:buffers.stats-as-parameter] mean and std are measured once, not learned: "
+                   "as Parameters the optimizer would change them. Register them as buffers.")
+checks.expect_true({"mean", "std"} <= _saved,
+                   "[mc:buffers.plain-tensor] mean and std are not in state_dict(): plain tensor "
+                   "attributes are neither saved nor moved by .to(). Register them as buffers.")
+checks.expect_true("largest" in _buffers,
+                   "[mc:buffers.plain-tensor] largest is not a buffer, so .to(...) leaves it "
+                   "behind: register it with register_buffer.")
+checks.expect_true("largest" not in _saved,
+                   "[mc:buffers.persistent] largest is saved in state_dict(), but every forward "
+                   "pass rebuilds it: register it with persistent=False.")
+_x = torch.randn(5, 3)
+with checks.explain_errors({}, "FixedStandardise(mean, std)(x)"):
+    _out = _fs(_x)
+checks.expect_close(_out, (_x - _mean) / _std, "FixedStandardise(mean, std)(x) with gain 1",
+                    hint="[mc:buffers.forward] Keep Standardise's forward: (x - mean) / std * gain.")
+### BEGIN HIDDEN TESTS
+checks.expect_true(_params == {"gain"}, f"[mc:buffers.stats-as-parameter] parameters() lists "
+                   f"{sorted(_params)}: only gain is learned.")
+checks.expect_true(_saved == {"gain", "mean", "std"}, f"[mc:buffers.persistent] state_dict() "
+                   f"holds {sorted(_saved)}: gain, mean and std, and nothing rebuilt by forward.")
+_fs.to(torch.float64)
+_dtypes = {name: getattr(_fs, name).dtype for name in ("mean", "std", "gain", "largest")}
+checks.expect_true(set(_dtypes.values()) == {torch.float64},
+                   f"[mc:buffers.plain-tensor] After .to(torch.float64) the dtypes are {_dtypes}: "
+                   "every tensor the module needs must follow .to(...).")
+_y = _fs(_x.double())
+_y.sum().backward()
+checks.expect_true(_fs.gain.grad is not None and _fs.mean.grad is None,
+                   "[mc:buffers.stats-as-parameter] backward must reach gain only.")
+_copy = FixedStandardise(torch.zeros(3), torch.ones(3))
+with checks.explain_errors({"": "[mc:buffers.persistent] The saved state_dict must load "
+                            "strictly into a new FixedStandardise."}, "load_state_dict"):
+    _copy.load_state_dict(_fs.state_dict())
+checks.expect_close(_copy.mean, _mean.double(), "mean after a save/load round trip",
+                    hint="[mc:buffers.plain-tensor] mean must travel in state_dict().")
+### END HIDDEN TESTS
+
 # %% [markdown]
 # ## 3. Containers: ModuleList, Sequential, ModuleDict, and the Python-list bug
 #
@@ -182,9 +396,9 @@ with checks.because("[mc:modules.plain-tensor-registered] Count the elements of 
 
 # %%
 class ListMLP(nn.Module):
-    def __init__(self, sizes):
+    def __init__(self, layers):
         super().__init__()
-        self.layers = [nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:])]
+        self.layers = list(layers)
 
     def forward(self, x):
         for layer in self.layers:
@@ -192,7 +406,8 @@ class ListMLP(nn.Module):
         return x
 
 
-buggy = ListMLP([4, 8, 3])
+layers = [nn.Linear(4, 8), nn.Linear(8, 3)]
+buggy = ListMLP(layers)
 print("forward works:", tuple(buggy(torch.randn(2, 4)).shape))
 print("parameters():", list(buggy.parameters()))
 print("state_dict():", buggy.state_dict())
@@ -203,18 +418,20 @@ with checks.expect_error(ValueError):
 # The forward pass runs, so the bug hides until training: `SGD` refuses an empty list
 # here, but in a model that also has one registered layer, training updates that layer
 # alone while the listed ones stay at their random start (reproduced under "Common
-# mistakes" at the end). `nn.ModuleList`
-# registers each element under its index; `nn.Sequential` does the same and also chains
-# them in `forward`; `nn.ModuleDict` registers them under string keys.
+# mistakes" at the end). `nn.ModuleList` registers each element under its index;
+# `nn.Sequential` does the same and also chains them in `forward`; `nn.ModuleDict`
+# registers them under string keys. Below, `fixed` holds the very same two layer objects
+# as `buggy`, in a ModuleList:
 
 # %%
 class ModuleListMLP(ListMLP):
-    def __init__(self, sizes):
-        super().__init__(sizes)
-        self.layers = nn.ModuleList(self.layers)  # the same layers, now registered
+    def __init__(self, layers):
+        super().__init__(layers)
+        self.layers = nn.ModuleList(layers)  # the same layers, now registered
 
 
-fixed = ModuleListMLP([4, 8, 3])
+fixed = ModuleListMLP(layers)
+print("the same layer objects:", fixed.layers[0] is buggy.layers[0])
 print([name for name, _ in fixed.named_parameters()])
 seq = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
 print([name for name, _ in seq.named_parameters()])
@@ -224,8 +441,8 @@ print([name for name, _ in heads.named_parameters()])
 # %% [markdown]
 # ### The module inspector
 #
-# The inspector draws a model's registration tree: every submodule with its own
-# parameters (blue, with shape and count; grey when frozen), its buffers (green) and the
+# The inspector draws a model's registration tree: every submodule with its mode and its
+# own parameters (blue, with shape and count; grey when frozen), its buffers (green) and the
 # tensors or layers it holds *without* registering them (red: what `parameters()`, the
 # optimizer and `state_dict()` do not see), with parameter totals per subtree. On the right
 # it sends one input through the model twice (more on that in section 5).
@@ -233,22 +450,24 @@ print([name for name, _ in heads.named_parameters()])
 # **Try this**
 # 1. Pick "layers in a Python list". Notice the red row and the total of 0 parameters.
 #    Explain why `SGD` above found an empty list.
-# 2. Pick "the same layers in a ModuleList". Notice the names `layers.0`, `layers.1` and the
-#    total. Explain where the `0` and `1` in `layers.0.weight` come from.
-# 3. Pick "Scaler". Notice which of `scale`, `shift` and `calls` is blue, green and red.
-#    Explain which of them `state_dict()` saves, and check your quiz answer above with it.
+# 2. Pick "the same layers in a ModuleList". Notice that the two passes on the right are
+#    the ones of the list version (same layers, same input), while the totals differ.
+#    Explain where the `0` and `1` in `layers.0.weight` come from.
+# 3. Pick "Scaler". Notice which of `scale`, `shift`, `calls` and `last_mean` is blue,
+#    green and red. Explain which of them `state_dict()` saves and which `.to(...)` moves.
 
 # %%
+inspector_input = torch.randn(4, 4)
 inspector_models = {
-    "layers in a Python list": (buggy, torch.randn(4, 4)),
-    "the same layers in a ModuleList": (fixed, torch.randn(4, 4)),
+    "layers in a Python list": (buggy, inspector_input),
+    "the same layers in a ModuleList": (fixed, inspector_input),
     "Scaler": (Scaler(3), torch.randn(4, 3)),
     "TwoLayer": net,
 }
 helpers.modules.explore(inspector_models)
 
 # %% [markdown]
-# ### Exercise 1: register the layers (2 points)
+# ### Exercise 2: register the layers (2 points)
 #
 # Write `Tower(sizes)`: a Linear layer between each pair of consecutive sizes, kept in an
 # attribute named `layers` in a container that registers them, with a ReLU after every
@@ -303,40 +522,58 @@ with checks.because("[mc:modules.python-list] Every Linear must be registered: t
 # %% [markdown]
 # ## 4. Inside a Linear layer: weight layout and parameter counts
 #
-# `nn.Linear(d_in, d_out)` computes y = x Wᵀ + b for a batch x of shape (N, d_in).
+# `nn.Linear(d_in, d_out)` computes y = x Wᵀ + b: for a batch x of shape (N, d_in) it
+# returns (N, d_out).
 #
-# **Quick quiz (predict).** What is the shape of `nn.Linear(20, 7).weight`? Put it in
-# `answer_weight_shape` as a tuple.
+# **Quick quiz (predict).** `layer = nn.Linear(20, 7)` receives `x` of shape (4, 9, 20):
+# four sequences of nine vectors each. What does `layer(x)` return? Put its shape in
+# `answer_batch_shape` as a tuple, or the string `"error"` if you expect it to fail.
 
-# %% solution 03_modules-quiz-weight-shape
+# %% solution 03_modules-quiz-batch-shape
 ### BEGIN SOLUTION
-answer_weight_shape = (7, 20)
+answer_batch_shape = (4, 9, 7)
 ### END SOLUTION
 
-# %% test 03_modules-quiz-weight-shape-test points=1
-checks.reject(answer_weight_shape, {
-    (20, 7): "[mc:linear.weight-layout] The weight is stored as (d_out, d_in), one row per "
-             "output unit; y = x Wᵀ + b transposes it.",
-    (7,): "[mc:linear.bias-shape] (7,) is the bias; the weight has two dimensions.",
-}, "answer_weight_shape")
+# %% test 03_modules-quiz-batch-shape-test points=1
+checks.answer("03_modules-quiz-batch-shape", answer_batch_shape, "answer_batch_shape",
+              kind=(tuple, str))
 ### BEGIN HIDDEN TESTS
-with checks.because("[mc:linear.weight-layout] The weight has one row per output unit: "
-                    "(d_out, d_in)."):
-    checks.expect_equal(tuple(answer_weight_shape), tuple(nn.Linear(20, 7).weight.shape),
-                        "answer_weight_shape")
+with checks.because("[mc:linear.flattens-batch] nn.Linear maps the last dimension from d_in "
+                    "to d_out and keeps every leading dimension."):
+    checks.expect_equal(tuple(answer_batch_shape) if not isinstance(answer_batch_shape, str)
+                        else answer_batch_shape,
+                        tuple(nn.Linear(20, 7)(torch.zeros(4, 9, 20)).shape), "answer_batch_shape")
 ### END HIDDEN TESTS
 
+# %% wrong 03_modules-quiz-batch-shape
+{
+    "error": "[mc:linear.needs-2d] nn.Linear accepts input of any shape (*, d_in): every "
+             "dimension before the last is a batch dimension.",
+    (4, 7): "[mc:linear.flattens-batch] The nine vectors of each sequence are not merged: "
+            "Linear acts on the last dimension and keeps all the others.",
+    (36, 7): "[mc:linear.flattens-batch] Linear keeps the leading dimensions as they are: "
+             "it does not flatten them into one.",
+    (4, 9, 20): "[mc:linear.keeps-width] The last dimension is the one that changes: d_in "
+                "in, d_out out.",
+    (7, 20): "[mc:linear.weight-not-output] (7, 20) is the layer's weight, not its output.",
+}
+
 # %% [markdown]
-# Check it, and check the formula against the layer itself:
+# Run it, and check y = x Wᵀ + b against the layer itself:
 
 # %%
 layer = nn.Linear(20, 7)
-x = torch.randn(5, 20)
+x = torch.randn(4, 9, 20)
 print("weight", tuple(layer.weight.shape), "bias", tuple(layer.bias.shape))
+print("layer(x):", tuple(layer(x).shape))
 by_hand = x @ layer.weight.T + layer.bias
-print("x Wᵀ + b equals layer(x):", torch.allclose(by_hand, layer(x)))
+print("x Wᵀ + b equals layer(x):", torch.allclose(by_hand, layer(x), atol=1e-6))
 
 # %% [markdown]
+# Compare with your answer: the weight is stored as (d_out, d_in), one row per output
+# unit, and `x @ W.T` works on the last dimension only, like every matrix product with a
+# batch of leading dimensions.
+#
 # Each output unit has d_in weights and one bias, so a Linear layer has d_out·(d_in + 1)
 # parameters. For the classic MNIST classifier 784 → 128 → 10:
 
@@ -349,78 +586,137 @@ formula = 128 * (784 + 1) + 10 * (128 + 1)
 print(f"numel total {counted:,}; formula 128·785 + 10·129 = {formula:,}")
 
 # %% [markdown]
-# ### Exercise 2: count an MLP's parameters (2 points)
+# ### Exercise 3: the widest hidden layer a budget allows (2 points)
 #
-# Write `mlp_param_count(sizes)` that returns, as a Python `int`, the number of parameters
-# of Linear layers between consecutive `sizes` (ReLUs have none). For `[784, 128, 10]` it
-# returns the total above.
+# You may spend at most `budget` parameters on a one-hidden-layer MLP
+# `nn.Sequential(nn.Linear(d_in, h), nn.ReLU(), nn.Linear(h, d_out))`. Write
+# `widest_hidden(d_in, d_out, budget)` that returns the largest width `h` that fits, as a
+# Python `int`, and `0` when not even `h = 1` fits. Compute it; do not try widths one by one.
 
-# %% solution 03_modules-count-params
+# %% solution 03_modules-param-budget
 ### BEGIN SOLUTION
-def mlp_param_count(sizes):
-    return sum(d_out * (d_in + 1) for d_in, d_out in zip(sizes[:-1], sizes[1:]))
+def widest_hidden(d_in, d_out, budget):
+    # h·(d_in + 1) + d_out·(h + 1) <= budget
+    return max(0, (budget - d_out) // (d_in + 1 + d_out))
 ### END SOLUTION
 
-# %% test 03_modules-count-params-test points=2
-_answered = (mlp_param_count,)
-with checks.explain_errors({}, "mlp_param_count([3, 4, 2])"):
-    _count = mlp_param_count([3, 4, 2])
-checks.expect_type(_count, int, "mlp_param_count([3, 4, 2])")
-checks.reject(_count, {
-    20: "[mc:params.forget-bias] That counts the weights only: each output unit also has a "
-        "bias, d_out·(d_in + 1) per layer.",
-    27: "[mc:params.bias-per-input] The bias has one entry per output unit (d_out), not per "
-        "input: d_out·(d_in + 1).",
-    29: "[mc:params.input-bias] Each layer's bias has d_out entries: count them once per "
-        "Linear, not once per size in the list.",
-}, "mlp_param_count([3, 4, 2])")
+# %% test 03_modules-param-budget-test points=2
+_answered = (widest_hidden,)
+
+
+def _mlp_params(d_in, h, d_out):
+    """Parameters of the exercise's MLP, counted by torch (on the meta device: no memory)."""
+    mlp = nn.Sequential(nn.Linear(d_in, h, device="meta"), nn.Linear(h, d_out, device="meta"))
+    return sum(p.numel() for p in mlp.parameters())
+
+
+with checks.explain_errors({}, "widest_hidden(20, 3, 1000)"):
+    _h = widest_hidden(20, 3, 1000)
+checks.expect_true(isinstance(_h, int) and not isinstance(_h, bool),
+                   f"[mc:budget.whole-units] widest_hidden returned {type(_h).__name__} {_h!r}: "
+                   "a width is a whole number of units, a Python int (use // or int()).")
+checks.expect_true(_h >= 1, f"[mc:budget.negative] widest_hidden(20, 3, 1000) = {_h}, but "
+                   "a width of 1 fits easily in 1000 parameters.")
+checks.expect_true(_mlp_params(20, _h, 3) <= 1000,
+                   f"[mc:params.forget-bias] With h = {_h} the MLP has {_mlp_params(20, _h, 3)} "
+                   "parameters, over the budget of 1000: did you leave out the biases "
+                   "(d_out·(d_in + 1) per Linear)?")
+checks.expect_true(_mlp_params(20, _h + 1, 3) > 1000,
+                   f"[mc:params.bias-per-input] h = {_h + 1} also fits in 1000 parameters: "
+                   "each layer's bias has one entry per *output* unit.")
 ### BEGIN HIDDEN TESTS
-_gen = torch.Generator().manual_seed(3)
-for _depth in (1, 2, 4):
-    _sizes = [int(s) for s in torch.randint(1, 40, (_depth + 1,), generator=_gen)]
-    _net = nn.Sequential(*[nn.Linear(a, b) for a, b in zip(_sizes[:-1], _sizes[1:])])
-    with checks.because("[mc:params.forget-bias] Each Linear has d_out·(d_in + 1) parameters; "
-                        "compare with sum(p.numel() for p in model.parameters())."):
-        checks.expect_equal(mlp_param_count(_sizes), sum(p.numel() for p in _net.parameters()),
-                            f"mlp_param_count({_sizes})")
+_gen = torch.Generator().manual_seed(31)
+_cases = [(784, 10, 101_770), (784, 10, 101_769), (5, 3, 11), (5, 3, 12), (5, 3, 2), (1, 1, 0)]
+_cases += [tuple(int(v) for v in torch.randint(1, 300, (2,), generator=_gen))
+           + (int(torch.randint(0, 200_000, (), generator=_gen)),) for _ in range(20)]
+for _d_in, _d_out, _budget in _cases:
+    with checks.explain_errors({}, f"widest_hidden({_d_in}, {_d_out}, {_budget})"):
+        _h = widest_hidden(_d_in, _d_out, _budget)
+    _name = f"widest_hidden({_d_in}, {_d_out}, {_budget})"
+    checks.expect_true(isinstance(_h, int) and not isinstance(_h, bool),
+                       f"[mc:budget.whole-units] {_name} returned {type(_h).__name__}: return a "
+                       "Python int.")
+    checks.expect_true(_h >= 0, f"[mc:budget.negative] {_name} = {_h}: when not even h = 1 "
+                       "fits, the answer is 0, not a negative width.")
+    _fits = _h == 0 or _mlp_params(_d_in, _h, _d_out) <= _budget
+    checks.expect_true(_fits, f"[mc:params.forget-bias] {_name} = {_h} goes over the budget.")
+    checks.expect_true(_mlp_params(_d_in, _h + 1, _d_out) > _budget,
+                       f"[mc:budget.at-most] {_name} = {_h}, but h = {_h + 1} also fits: "
+                       "\"at most\" includes a budget spent exactly.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 3: a Linear layer by hand (2 points)
+# ### Exercise 4: merge two Linear layers (2 points)
 #
-# Write `linear_forward(x, weight, bias)` that returns what `nn.Linear` returns for a batch
-# `x` of shape (N, d_in), given its `weight` and `bias`, using matrix products (not
-# `nn.Linear` itself).
+# Two Linear layers with nothing between them compute one affine map, so one Linear layer
+# can replace them. Write `merge_linears(first, second)` that returns a new `nn.Linear`
+# (with a bias) such that `merged(x)` equals `second(first(x))` for every x, and leaves
+# `first` and `second` as they were. The merged layer's parameters must be its own
+# trainable Parameters (write into them under `torch.no_grad()`, as in 02, or assign new
+# `nn.Parameter`s, section 2).
 
-# %% solution 03_modules-linear-by-hand
+# %% solution 03_modules-merge-linear
 ### BEGIN SOLUTION
-def linear_forward(x, weight, bias):
-    return x @ weight.T + bias
+def merge_linears(first, second):
+    merged = nn.Linear(first.in_features, second.out_features)
+    with torch.no_grad():
+        # second(first(x)) = (x W1ᵀ + b1) W2ᵀ + b2 = x (W2 W1)ᵀ + (W2 b1 + b2)
+        merged.weight.copy_(second.weight @ first.weight)
+        merged.bias.copy_(second.weight @ first.bias + second.bias)
+    return merged
 ### END SOLUTION
 
-# %% test 03_modules-linear-by-hand-test points=2
-_answered = (linear_forward,)
-torch.manual_seed(2)
-_layer = nn.Linear(4, 3)
-_x = torch.randn(5, 4)
-_layout = ("[mc:linear.weight-layout] weight has shape (d_out, d_in): multiply x by its "
-           "transpose, x @ weight.T.")
-with checks.explain_errors({"mat1 and mat2": _layout, "size of tensor": _layout},
-                           "linear_forward(x, weight, bias)"):
-    _y = linear_forward(_x, _layer.weight, _layer.bias)
-checks.expect_shape(_y, (5, 3), "linear_forward(x, weight, bias)")
+# %% test 03_modules-merge-linear-test points=2
+_answered = (merge_linears,)
+torch.manual_seed(21)
+_first, _second = nn.Linear(3, 5), nn.Linear(5, 2)
+_before = [p.detach().clone() for p in (*_first.parameters(), *_second.parameters())]
+_layout = ("[mc:linear.weight-layout] Each weight is stored as (d_out, d_in): the merged "
+           "weight is second.weight @ first.weight, of shape (2, 3) here.")
+_shapes_hint = ("[mc:merge.shapes] The shapes do not fit together: the merged weight is "
+                "second.weight @ first.weight, and first.bias must pass through second.weight "
+                "(W2 b1) before it can be added to second.bias.")
+with checks.explain_errors({"mat1 and mat2": _layout, "size of tensor": _shapes_hint,
+                            "must match": _shapes_hint,
+                            "cannot assign": "[mc:merge.assign-tensor] A Parameter cannot be "
+                            "replaced by a plain tensor: copy the values in under torch.no_grad() "
+                            "(merged.weight.copy_(...)) or wrap them in nn.Parameter."},
+                           "merge_linears(Linear(3, 5), Linear(5, 2))"):
+    _merged = merge_linears(_first, _second)
+checks.expect_true(isinstance(_merged, nn.Linear),
+                   f"[mc:merge.not-one-layer] merge_linears returned a {type(_merged).__name__}: "
+                   "return one nn.Linear that does the work of both.")
+checks.expect_shape(_merged.weight, (2, 3), "merged.weight")
+_x = torch.randn(6, 3)
 with torch.no_grad():
-    _no_bias = _x @ _layer.weight.T
-checks.reject_close(_y.detach(), {_no_bias: "[mc:linear.no-bias] The bias is missing: "
-                                  "nn.Linear adds b to every row."}, "linear_forward(...)")
+    _want = _second(_first(_x))
+    _got = _merged(_x)
+    _no_first_bias = _x @ (_second.weight @ _first.weight).T + _second.bias
+checks.reject_close(_got, {_no_first_bias: "[mc:merge.bias] The first layer's bias is missing: "
+                           "it passes through the second layer's weights, so the merged bias "
+                           "is W2 b1 + b2."}, "merged(x)")
+checks.expect_true(all(torch.equal(a, b) for a, b in zip(
+    _before, [p.detach() for p in (*_first.parameters(), *_second.parameters())])),
+                   "[mc:merge.modified-inputs] first or second changed: build a new layer and "
+                   "leave the two you were given as they were.")
 ### BEGIN HIDDEN TESTS
-_square = nn.Linear(3, 3)
-_xs = torch.randn(4, 3)
-with checks.explain_errors({"": _layout}, "linear_forward on a square layer"):
-    _ys = linear_forward(_xs, _square.weight, _square.bias)
-checks.expect_close(_ys, _square(_xs), "linear_forward on a square (3, 3) layer",
-                    hint=_layout + " With a square weight, x @ weight runs and is wrong.")
-checks.expect_close(_y, _layer(_x), "linear_forward(x, weight, bias)", hint=_layout)
+checks.expect_close(_got, _want, "merged(x)", rtol=1e-5, atol=1e-6,
+                    hint="[mc:merge.bias] merged(x) must equal second(first(x)).")
+_a, _b = nn.Linear(4, 4), nn.Linear(4, 4)
+_m2 = merge_linears(_a, _b)
+_x4 = torch.randn(5, 4)
+with torch.no_grad():
+    checks.expect_close(_m2(_x4), _b(_a(_x4)), "merge of two square layers",
+                        hint=_layout + " With square weights the other order runs and is wrong.")
+checks.expect_true(all(isinstance(p, nn.Parameter) and p.is_leaf and p.requires_grad
+                       for p in _m2.parameters()),
+                   "[mc:merge.assign-tensor] The merged layer's weight and bias must be trainable "
+                   "leaf Parameters.")
+with torch.no_grad():
+    _a.weight.add_(1.0)
+checks.expect_true(not torch.equal(_m2(_x4), _b(_a(_x4))),
+                   "[mc:merge.modified-inputs] The merged layer must own its numbers: changing the "
+                   "first layer afterwards should not change it.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -429,9 +725,9 @@ checks.expect_close(_y, _layer(_x), "linear_forward(x, weight, bias)", hint=_lay
 # Every module has a flag `training`; `model.train()` and `model.eval()` set it on the
 # model and all its submodules. Two layers behave differently in the two modes:
 #
-# - **Dropout(p)**: in training, each element is zeroed with probability p and the
-#   survivors are multiplied by 1/(1 − p), so that the expected value is unchanged; in
-#   evaluation it passes its input through.
+# - **Dropout(p)**: in training, each element is zeroed with probability p, and the
+#   elements that survive are rescaled so that the *expected* value of every element
+#   equals its input; in evaluation it passes its input through unchanged.
 # - **BatchNorm**: in training it normalises with the mean and variance of the current
 #   batch and updates its running averages (buffers); in evaluation it uses the running
 #   averages, so one sample's output no longer depends on the rest of the batch.
@@ -446,24 +742,32 @@ answer_dropout_value = 1.25
 ### END SOLUTION
 
 # %% test 03_modules-quiz-dropout-value-test points=1
-checks.reject_close(answer_dropout_value, {
-    1.0: "[mc:dropout.no-rescale] Dropout rescales the survivors by 1/(1 − p) in training, "
-         "so that the expected output equals the input.",
-    0.8: "[mc:dropout.multiply-keep] The survivors are divided by the keep probability "
-         "1 − p, not multiplied by it.",
-    0.2: "[mc:dropout.multiply-keep] p is the probability of zeroing; survivors are scaled "
-         "by 1/(1 − p).",
-    5.0: "[mc:dropout.divide-by-p] The scale is 1/(1 − p), the inverse of the keep "
-         "probability, not 1/p.",
-}, "answer_dropout_value")
+checks.answer("03_modules-quiz-dropout-value", answer_dropout_value, "answer_dropout_value",
+              kind=float)
 ### BEGIN HIDDEN TESTS
 _drop = nn.Dropout(0.2)
 _drop.train()
 torch.manual_seed(6)
 _kept = _drop(torch.ones(1000))
 checks.expect_close(answer_dropout_value, _kept[_kept != 0][0].item(), "answer_dropout_value",
-                    rtol=1e-5, hint="[mc:dropout.no-rescale] Survivors are scaled by 1/(1 − p).")
+                    rtol=1e-5, hint="[mc:dropout.no-rescale] A survivor v must make the "
+                    "expected value (1 − p)·v equal the input 1.")
 ### END HIDDEN TESTS
+
+# %% wrong 03_modules-quiz-dropout-value
+{
+    1.0: "[mc:dropout.no-rescale] If the survivors stayed at 1, the expected output would be "
+         "(1 − p)·1 = 0.8, not the input 1: dropout rescales them in training.",
+    0.8: "[mc:dropout.multiply-keep] Multiplying by the keep probability makes the expected "
+         "value smaller still; the survivors must be scaled up, not down.",
+    0.2: "[mc:dropout.multiply-keep] p is the probability of being zeroed; the survivors are "
+         "scaled up so that the expected value stays 1.",
+    5.0: "[mc:dropout.divide-by-p] Dividing by p would make the expected value (1 − p)/p = 4: "
+         "the scale comes from the keep probability 1 − p.",
+}
+
+# %% [markdown]
+# Run both layers in both modes:
 
 # %%
 drop = nn.Dropout(p=0.2)
@@ -474,6 +778,7 @@ print("eval(): ", drop(torch.ones(10)))
 
 bn = nn.BatchNorm1d(3)
 batch = torch.randn(64, 3) * 2 + 5
+print("batch mean:", batch.mean(0), "| momentum:", bn.momentum)
 print("running_mean before:", bn.running_mean)
 bn(batch)  # training mode: batch statistics, and the running averages move
 print("running_mean after one training batch:", bn.running_mean)
@@ -483,13 +788,13 @@ print("eval: a sample alone and inside its batch give the same output:",
       torch.allclose(bn(one), bn(batch)[:1]))
 bn.train()
 print("train: the same comparison:", torch.allclose(bn(batch[:2])[:1], bn(batch)[:1]))
-print("momentum:", bn.momentum, "| batch mean:", batch.mean(0))
 print("bn.training after bn.train(False):", bn.train(False).training)
 
 # %% [markdown]
-# The running mean moved a fraction `bn.momentum` of the way from 0 towards the batch
-# mean (printed below). `model.train(False)` is the same as `model.eval()`, and
-# `model.train(mode)` sets the flag to `mode`; `model.training` reads it.
+# Compare with your answer: the survivors are 1/(1 − p) = 1.25, so that the expected value
+# 0.8 · 1.25 is 1. The running mean moved a fraction `bn.momentum` of the way from 0
+# towards the batch mean (both printed above). `model.train(False)` is the same as
+# `model.eval()`, and `model.train(mode)` sets the flag to `mode`; `model.training` reads it.
 #
 # A gradient step, as in 02, moves each parameter against its gradient under
 # `torch.no_grad()`. An optimizer (04) does exactly this to every tensor that
@@ -513,12 +818,8 @@ answer_eval_freezes = False
 ### END SOLUTION
 
 # %% test 03_modules-quiz-eval-freezes-test points=1
-checks.expect_type(answer_eval_freezes, bool, "answer_eval_freezes")
-checks.reject(answer_eval_freezes, {
-    True: "[mc:mode.eval-freezes] eval() only switches dropout and batch norm to their "
-          "evaluation behaviour; requires_grad is unchanged, so backward fills .grad and "
-          "step() updates the weights.",
-}, "answer_eval_freezes")
+checks.answer("03_modules-quiz-eval-freezes", answer_eval_freezes, "answer_eval_freezes",
+              kind=bool)
 ### BEGIN HIDDEN TESTS
 _m = nn.Linear(2, 1)
 _m.eval()
@@ -532,10 +833,15 @@ with checks.because("[mc:mode.eval-freezes] eval() does not freeze parameters.")
                         "answer_eval_freezes")
 ### END HIDDEN TESTS
 
+# %% wrong 03_modules-quiz-eval-freezes
+{
+    True: "[mc:mode.eval-freezes] eval() only switches dropout and batch norm to their "
+          "evaluation behaviour; requires_grad is unchanged, so backward fills .grad and the "
+          "step updates the weights.",
+}
+
 # %% [markdown]
-# The answer, run: `eval()` leaves `requires_grad` alone, backward still fills `.grad`,
-# and the step still moves the weights. It changes the behaviour of dropout and batch norm
-# only; `torch.no_grad()` is what stops the graph.
+# Run it:
 
 # %%
 def sgd_step(model, lr):
@@ -553,26 +859,84 @@ print("training flag:", probe_layer.training, "| requires_grad:", probe_layer.we
       "| weights changed by the step:", not torch.equal(before, probe_layer.weight))
 
 # %% [markdown]
-# A model used for predictions runs in `eval()` mode and under `torch.no_grad()` (no
-# graph is recorded: faster, less memory). A helper that does this should put the model
-# back in the mode it found it in, so that a training loop calling it keeps training with
-# dropout.
+# Compare with your answer: `eval()` leaves `requires_grad` alone, backward still fills
+# `.grad`, and the step still moves the weights. It changes the behaviour of dropout and
+# batch norm only; stopping the graph is another switch.
 #
-# ### Exercise 4: predict without side effects (2 points)
+# ### `torch.no_grad()` and `torch.inference_mode()`
+#
+# Both stop autograd from recording a graph. `torch.inference_mode()` goes further: the
+# tensors it creates are *inference tensors*, which autograd refuses to use later, so
+# PyTorch can skip the bookkeeping it keeps for tensors that might be (version counters,
+# view tracking). Use it where the results never meet autograd again; use `no_grad` where
+# they might:
+
+# %%
+weights = torch.ones(3, requires_grad=True)
+with torch.no_grad():
+    under_no_grad = probe_layer(torch.randn(2, 2)).expand(2, 3)
+with torch.inference_mode():
+    under_inference = probe_layer(torch.randn(2, 2)).expand(2, 3)
+print("requires_grad:", under_no_grad.requires_grad, under_inference.requires_grad,
+      "| inference tensors:", torch.is_inference(under_no_grad), torch.is_inference(under_inference))
+(under_no_grad * weights).sum().backward()
+print("a no_grad result can feed a graph later: weights.grad =", weights.grad)
+with checks.expect_error(RuntimeError):
+    (under_inference * weights).sum().backward()
+
+# %% [markdown]
+# ### One mode per submodule
+#
+# `model.train(flag)` sets the flag of *every* submodule, but each submodule keeps its own
+# flag, so a model can be in mixed modes. Fine-tuning often trains a network while its batch
+# norm layers stay in `eval()` (their statistics kept from pretraining). Two ways of
+# "putting the mode back" then go wrong in different directions:
+
+# %%
+def flags(model):
+    return " ".join(f"{type(m).__name__}:{'train' if m.training else 'eval'}" for m in model.modules())
+
+
+tuned_bn = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Dropout(0.5), nn.Linear(8, 2))
+tuned_bn.train()
+tuned_bn[1].eval()  # batch norm statistics frozen for fine-tuning
+print("as set:                ", flags(tuned_bn))
+was_training = tuned_bn.training
+tuned_bn.eval()
+tuned_bn.train(was_training)
+print("after train(was):      ", flags(tuned_bn))
+tuned_bn[1].eval()
+tuned_bn.eval()
+tuned_bn.training = was_training
+print("after .training = was: ", flags(tuned_bn))
+
+# %% [markdown]
+# `train(was)` switched the batch norm back to training; assigning `.training` changed the
+# top-level flag alone and left the dropout in `eval()`. Restoring a mode means restoring
+# each submodule's own flag (`model.modules()` lists them all).
+#
+# A model used for predictions runs in `eval()` mode and without recording a graph (faster,
+# less memory). A helper that does this should put the model back as it found it, so that a
+# training loop calling it keeps training with dropout, and a fine-tuning loop keeps its
+# frozen batch norm.
+#
+# ### Exercise 5: predict without side effects (2 points)
 #
 # Write `predict(model, x)`: return `model(x)` computed in evaluation mode without
-# recording a graph, and leave `model` in the mode it was in before the call (training or
-# evaluation; `model.training` tells which).
+# recording a graph, and leave `model` *and every submodule in it* in the mode it was in
+# before the call.
 
 # %% solution 03_modules-predict
 ### BEGIN SOLUTION
 def predict(model, x):
-    was_training = model.training
+    modes = {module: module.training for module in model.modules()}
     model.eval()
-    with torch.no_grad():
-        out = model(x)
-    model.train(was_training)
-    return out
+    try:
+        with torch.no_grad():
+            return model(x)
+    finally:
+        for module, was_training in modes.items():
+            module.training = was_training
 ### END SOLUTION
 
 # %% test 03_modules-predict-test points=2
@@ -596,29 +960,40 @@ checks.expect_true(bool(_seen), "[mc:predict.model-not-called] predict never cal
 checks.expect_true(not _seen[-1][0], "[mc:predict.dropout-active] The model ran in training "
                    "mode, so dropout zeroed activations at random: call model.eval() first.")
 checks.expect_true(not _seen[-1][1], "[mc:predict.graph-recorded] Autograd recorded a graph: "
-                   "run the model inside `with torch.no_grad():`.")
-checks.expect_true(_net.training, "[mc:predict.mode-not-restored] The model was in training "
-                   "mode before predict and is in evaluation mode after it: remember "
-                   "model.training and restore it with model.train(was_training).")
+                   "run the model inside `with torch.no_grad():` (or torch.inference_mode()).")
+_left = [m for m in _net.modules() if not m.training]
+checks.expect_true(not _left, f"[mc:predict.mode-not-restored] The model was in training mode "
+                   f"and {len(_left)} of its submodules are in evaluation mode after predict: "
+                   "give every submodule its mode back.")
+_net[1].eval()  # the fine-tuning case: batch norm kept in eval while the rest trains
+with checks.explain_errors({}, "predict(model with its batch norm in eval, x)"):
+    predict(_net, _x)
+checks.expect_true(not _net[1].training and _net[3].training,
+                   "[mc:predict.one-flag-restored] The batch norm was in eval() and the rest in "
+                   "train() before the call, and predict changed that: remember each "
+                   "submodule's own flag (model.modules()), not only model.training.")
 ### BEGIN HIDDEN TESTS
 _net.eval()
 with torch.no_grad():
     _ref = _net(_x)
 checks.expect_close(_out, _ref, "predict(model, x)",
                     hint="[mc:predict.dropout-active] The output in eval mode, for this x.")
-with checks.explain_errors({}, "predict(model in eval mode, x)"):
-    predict(_net, _x)
-checks.expect_true(not _net.training, "[mc:predict.mode-not-restored] A model in evaluation "
-                   "mode must stay in evaluation mode: restore the mode it had, do not "
-                   "always call model.train().")
+_nested = nn.Sequential(nn.Linear(4, 4), nn.Sequential(nn.Dropout(0.3), nn.BatchNorm1d(4)))
+# from all-train, all-eval and mixed modes, nested submodules included
+_problems = helpers.modes.mode_changes(predict, _nested, torch.randn(3, 4))
+checks.expect_true(not _problems, "[mc:predict.one-flag-restored] predict must leave every "
+                   "submodule in its own mode; " + (_problems[0] if _problems else ""))
+checks.expect_true(not helpers.modes.mode_changes(predict, _net, _x),
+                   "[mc:predict.mode-not-restored] A model in evaluation mode must stay in "
+                   "evaluation mode, one in training mode in training mode.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ## 6. Saving and loading: `state_dict`, and why not to unpickle strangers' files
 #
-# `state_dict()` maps each registered name to its tensor: parameters and buffers, nothing
-# else (not the code, not the optimizer). The usual way to save a model is to save that
-# dictionary, and to load it into a freshly built model of the same class:
+# `state_dict()` maps each registered name to its tensor: parameters and persistent
+# buffers, nothing else (not the code, not the optimizer). The usual way to save a model
+# is to save that dictionary, and to load it into a freshly built model of the same class:
 
 # %%
 torch.manual_seed(4)
@@ -633,8 +1008,10 @@ print("same weights:", all(torch.equal(a, b) for a, b in
                            zip(source.state_dict().values(), copy_model.state_dict().values())))
 
 # %% [markdown]
-# `load_state_dict` is strict: a key the model does not have, or one it lacks, is an error
-# (here the file has no batch norm, so the names are shifted):
+# ### Keys must match
+#
+# `load_state_dict` is strict: a key the model does not have, or one it lacks, is an error.
+# Here the model has no batch norm, so its names are shifted:
 
 # %%
 other = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
@@ -642,6 +1019,42 @@ with checks.expect_error(RuntimeError):
     other.load_state_dict(torch.load(path, weights_only=True))
 
 # %% [markdown]
+# The names are attribute paths (section 1), so a model saved while it sat inside a wrapper
+# carries the wrapper's attribute in every key. `nn.DataParallel` keeps its model in
+# `.module`; `torch.compile`'s wrapper keeps it in `._orig_mod`:
+
+# %%
+wrapped = nn.DataParallel(copy.deepcopy(source))  # a copy: with a GPU it would move its model
+print(list(wrapped.state_dict())[:3])
+with checks.expect_error(RuntimeError):
+    copy_model.load_state_dict(wrapped.state_dict())
+
+# %% [markdown]
+# `load_state_dict(state, strict=False)` loads the keys that match and returns the ones it
+# skipped instead of raising. That is easy to overlook: below, a checkpoint that lacks the
+# last layer "loads", and the last layer silently keeps its random start.
+
+# %%
+backbone_only = {k: v for k, v in source.state_dict().items() if not k.startswith("3.")}
+partial = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 2))
+report = partial.load_state_dict(backbone_only, strict=False)
+print(report)
+print("last layer equals the saved one:", torch.equal(partial[3].weight, source[3].weight))
+
+# %% [markdown]
+# Keep `strict=True` (the default) unless you mean to load part of a model, and then check
+# `missing_keys` and `unexpected_keys` yourself.
+#
+# **Where the tensors land.** A checkpoint saved on a GPU holds CUDA tensors, and loading it
+# on a machine without one fails unless `torch.load(path, map_location="cpu")` says where
+# every tensor should go. The same argument sends them anywhere, here to `"meta"`:
+
+# %%
+print({k: str(v.device) for k, v in list(torch.load(path, map_location="meta", weights_only=True).items())[:2]})
+
+# %% [markdown]
+# ### Pickle runs code
+#
 # `torch.save` writes a Python **pickle**, and unpickling can call any function the file
 # names: an object's `__reduce__` tells pickle "to rebuild me, call this function with
 # these arguments". Here the function is a harmless `print`, but a file from the internet
@@ -657,11 +1070,18 @@ class Note:
 
 untrusted = os.path.join(workdir, "untrusted.pt")
 torch.save({"weight": torch.ones(2), "note": Note()}, untrusted)
+
+
+def refusal(error):
+    """The line of an UnpicklingError that names what weights_only loading refused."""
+    return next((line.strip() for line in str(error).splitlines() if "Unsupported global" in line),
+                "UnpicklingError")
+
+
 try:
     torch.load(untrusted, weights_only=True)
 except pickle.UnpicklingError as error:
-    reason = [line.strip() for line in str(error).splitlines() if "Unsupported global" in line]
-    print("weights_only=True refused it:", reason[0] if reason else "UnpicklingError")
+    print("weights_only=True refused it:", refusal(error)[:110])
 try:
     torch.load(untrusted)
 except pickle.UnpicklingError:
@@ -672,24 +1092,72 @@ print("weights_only=False ran it:", torch.load(untrusted, weights_only=False))
 # With `weights_only=False` the `print` ran during loading, before your code saw the
 # result. Load files you did not make yourself with `weights_only=True`.
 #
-# ### Exercise 5: load weights safely (2 points)
-#
-# Write `load_weights(path, make_model)`: build a new model with `make_model()`, load the
-# state_dict saved at `path` into it without running code from the file, put it in
-# evaluation mode (a model loaded for use makes predictions) and return it. A file that holds anything other than tensors and containers must
-# make `load_weights` raise an error.
+# **Allow-listing a class.** A checkpoint often stores more than tensors: the epoch, and the
+# settings the model was built with. An object of your own class is refused too, even a
+# harmless one. `torch.serialization.safe_globals([RunInfo])` is a `with` block that allows
+# that class, and nothing else, for the loads inside it (`add_safe_globals` allows it for
+# the rest of the session):
 
-# %% solution 03_modules-load-safely
+# %%
+@dataclass
+class RunInfo:
+    seed: int
+    note: str
+
+
+run_file = os.path.join(workdir, "run.pt")
+torch.save({"info": RunInfo(3, "first try"), "weights": source.state_dict()}, run_file)
+try:
+    torch.load(run_file, weights_only=True)
+except pickle.UnpicklingError as error:
+    print("refused:", refusal(error)[:110])
+with torch.serialization.safe_globals([RunInfo]):
+    print("allowed:", torch.load(run_file, weights_only=True)["info"])
+    try:
+        torch.load(untrusted, weights_only=True)
+    except pickle.UnpicklingError:
+        print("inside the same block, the file that names print() is still refused")
+
+# %% [markdown]
+# ### Exercise 6: load a checkpoint from a compiled run (3 points)
+#
+# A training run of yours saved checkpoints as dictionaries with three entries: `"config"`,
+# a `TrainConfig` (below) holding the settings the model was built with; `"epoch"`, an int;
+# and `"model"`, the state_dict of the model taken while it sat inside `torch.compile`'s
+# wrapper, so every key begins with `"_orig_mod."`.
+#
+# Write `load_checkpoint(path)` that loads such a file without letting it run code (allow
+# `TrainConfig` and nothing more), builds `make_model(config)` with the file's config,
+# loads the weights so that every parameter and buffer comes from the file (a file that
+# lacks any of them must make `load_checkpoint` raise), puts the model in evaluation mode,
+# and returns `(model, epoch)`.
+
+# %%
+@dataclass
+class TrainConfig:
+    hidden: int
+    dropout: float
+
+
+def make_model(config):
+    return nn.Sequential(nn.Linear(4, config.hidden), nn.BatchNorm1d(config.hidden), nn.ReLU(),
+                         nn.Dropout(config.dropout), nn.Linear(config.hidden, 2))
+
+# %% solution 03_modules-load-checkpoint
 ### BEGIN SOLUTION
-def load_weights(path, make_model):
-    model = make_model()
-    model.load_state_dict(torch.load(path, weights_only=True))
+def load_checkpoint(path):
+    with torch.serialization.safe_globals([TrainConfig]):
+        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+    prefix = "_orig_mod."
+    state = {key.removeprefix(prefix): value for key, value in checkpoint["model"].items()}
+    model = make_model(checkpoint["config"])
+    model.load_state_dict(state)  # strict: a missing or extra key raises
     model.eval()
-    return model
+    return model, checkpoint["epoch"]
 ### END SOLUTION
 
-# %% test 03_modules-load-safely-test points=2
-_answered = (load_weights,)
+# %% test 03_modules-load-checkpoint-test points=3
+_answered = (load_checkpoint,)
 _tripwire = []
 
 
@@ -702,40 +1170,69 @@ class _Payload:
         return (_trip, ("loaded",))
 
 
-def _make():
-    return nn.Sequential(nn.Linear(3, 5), nn.BatchNorm1d(5), nn.ReLU(), nn.Linear(5, 2))
+def _write_checkpoint(where, state, config, epoch=7):
+    torch.save({"config": config, "epoch": epoch,
+                "model": {"_orig_mod." + k: v for k, v in state.items()}}, where)
 
 
 torch.manual_seed(5)
-_saved = _make()
-_saved.train()
-_saved(torch.randn(16, 3))  # moves batch norm's running statistics away from their start
+_trained = make_model(TrainConfig(6, 0.1))
+_trained(torch.randn(16, 4))  # moves batch norm's running statistics away from their start
+_state = _trained.state_dict()
 _good = os.path.join(workdir, "good.pt")
-torch.save(_saved.state_dict(), _good)
-with checks.explain_errors({"weights only": "[mc:state-dict.trust-pickle] A file of tensors "
-                            "loads with weights_only=True."}, "load_weights(path, make_model)"):
-    _loaded = load_weights(_good, _make)
-checks.expect_true(isinstance(_loaded, nn.Module),
-                   "[mc:state-dict.returns-dict] Return the model you loaded the weights into, "
-                   "not the state_dict.")
-checks.expect_true(not _loaded.training,
+_write_checkpoint(_good, _state, TrainConfig(6, 0.1))
+_hints = {"Unsupported global": "[mc:load.allow-list] The file holds a TrainConfig, which "
+          "weights_only loading refuses until you allow it: load inside "
+          "`with torch.serialization.safe_globals([TrainConfig]):`.",
+          "Missing key": "[mc:load.prefix] The keys in the file begin with '_orig_mod.', "
+          "the model's do not: remove that prefix from every key before loading.",
+          "Unexpected key": "[mc:load.prefix] The keys in the file begin with '_orig_mod.', "
+          "the model's do not: remove that prefix from every key before loading."}
+with checks.explain_errors(_hints, "load_checkpoint(path)"):
+    _result = load_checkpoint(_good)
+checks.expect_true(isinstance(_result, tuple) and len(_result) == 2
+                   and isinstance(_result[0], nn.Module),
+                   "[mc:load.return-pair] Return a pair: the loaded model and the epoch "
+                   "from the file.")
+_model, _epoch = _result
+checks.expect_true(_epoch == 7 and type(_epoch) is int,
+                   f"[mc:load.return-pair] The epoch returned is {_epoch!r}: return the "
+                   "file's \"epoch\" entry as it is.")
+checks.expect_true(not any(m.training for m in _model.modules()),
                    "[mc:state-dict.mode] The loaded model is still in training mode: call "
                    "model.eval() before returning it, or batch norm and dropout behave as in "
                    "training.")
+_missing = os.path.join(workdir, "missing.pt")
+_write_checkpoint(_missing, {k: v for k, v in _state.items() if not k.startswith("4.")},
+                  TrainConfig(6, 0.1))
+checks.expect_raises(Exception, load_checkpoint, _missing,
+                     name="load_checkpoint(a checkpoint without the last layer)",
+                     why="[mc:load.strict-false] The last layer would keep its random "
+                         "start and nothing would say so: load strictly (strict=True, the "
+                         "default) so that a missing key raises.")
 _evil = os.path.join(workdir, "evil.pt")
-torch.save({"0.weight": torch.zeros(5, 3), "note": _Payload()}, _evil)
+_write_checkpoint(_evil, _state, _Payload())
 _tripwire.clear()
-checks.expect_raises(Exception, load_weights, _evil, _make, name="load_weights(untrusted file)",
-                     why="[mc:state-dict.trust-pickle] Load with torch.load(path, "
-                         "weights_only=True): it refuses objects that are not tensors.")
+checks.expect_raises(Exception, load_checkpoint, _evil, name="load_checkpoint(untrusted file)",
+                     why="[mc:state-dict.trust-pickle] Load with weights_only=True: it refuses "
+                         "objects that are not tensors or allowed classes.")
 checks.expect_true(not _tripwire,
                    "[mc:state-dict.trust-pickle] Loading the untrusted file called a function "
-                   "it named: that is what weights_only=False allows. Use weights_only=True.")
+                   "it named: that is what weights_only=False allows. Use weights_only=True and "
+                   "allow TrainConfig alone.")
 ### BEGIN HIDDEN TESTS
 with checks.because("[mc:state-dict.not-loaded] Every parameter and buffer must come from "
-                    "the file: model.load_state_dict(torch.load(path, weights_only=True))."):
-    for _k, _v in _saved.state_dict().items():
-        checks.expect_equal(_loaded.state_dict()[_k], _v, f"state_dict()[{_k!r}]")
+                    "the file."):
+    for _k, _v in _state.items():
+        checks.expect_equal(_model.state_dict()[_k], _v, f"state_dict()[{_k!r}]")
+_wide = os.path.join(workdir, "wide.pt")
+_wide_model = make_model(TrainConfig(9, 0.3))
+_write_checkpoint(_wide, _wide_model.state_dict(), TrainConfig(9, 0.3), epoch=12)
+with checks.explain_errors(_hints, "load_checkpoint(a checkpoint with hidden=9)"):
+    _loaded, _ep = load_checkpoint(_wide)
+checks.expect_true(_loaded[0].out_features == 9 and _ep == 12,
+                   "[mc:load.config] Build the model from the file's own config and return "
+                   "the file's own epoch.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -749,6 +1246,8 @@ with checks.because("[mc:state-dict.not-loaded] Every parameter and buffer must 
 # %%
 torch.manual_seed(9)
 tuned = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 3))
+
+
 def trainable(model):
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
@@ -759,7 +1258,8 @@ print("trainable after freezing tuned[0]:", trainable(tuned))
 tuned(torch.randn(4, 8)).sum().backward()
 print("tuned[0].weight.grad:", tuned[0].weight.grad, "| tuned[2].weight.grad shape:",
       tuple(tuned[2].weight.grad.shape))
-tuned[0].requires_grad_(True)  # unfreeze again
+unfrozen = tuned[0].requires_grad_(True)  # it returns the module: kept, not printed
+print("trainable after unfreezing:", trainable(tuned))
 
 # %% [markdown]
 # Setting an *attribute* `requires_grad` on a module is not the same thing: the module has
@@ -801,21 +1301,27 @@ print("F.linear equals the layer:", torch.allclose(F.linear(x, layer.weight, lay
 # 1. Pick "MLP with dropout and batch norm" in `train` mode. Notice that the two passes
 #    over the same input give different outputs. Switch to `eval` and notice they agree.
 #    Explain which two layers make the difference.
-# 2. Set "freeze" to `0`. Notice the grey rows and how far the trainable count falls.
-#    Explain the drop with d_out·(d_in + 1).
-# 3. With nothing frozen, toggle `train` and `eval`. Notice the trainable count. Explain
-#    what this says about your answer to the `eval()` quiz.
+# 2. Pick "fine-tuned, batch norm in eval" with mode `as set`. Notice the mode written on
+#    each row, and that the passes still differ. Click `train`, then `as set` again.
+#    Explain why `model.train(was_training)` would not have put this model back.
+# 3. Pick "fine-tuning net", set "freeze" to `0`. Notice the grey rows and how far the
+#    trainable count falls; then toggle `train` and `eval` and watch the count. Explain the
+#    drop with d_out·(d_in + 1), and what the toggle says about the `eval()` quiz.
 
 # %%
 torch.manual_seed(11)
 regularised = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout(0.5),
                             nn.Linear(16, 4))
 regularised(torch.randn(64, 8))  # one training batch: batch norm has running statistics
+fine_tuned = nn.Sequential(nn.Linear(8, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout(0.5),
+                           nn.Linear(16, 4))
+fine_tuned[1].eval()
 helpers.modules.explore({"MLP with dropout and batch norm": regularised,
+                         "fine-tuned, batch norm in eval": fine_tuned,
                          "fine-tuning net": tuned, "TwoLayer": net})
 
 # %% [markdown]
-# ### Exercise 6: freeze all but the last layer (2 points)
+# ### Exercise 7: freeze all but the last layer (2 points)
 #
 # Write `freeze_all_but_last(model)` for an `nn.Sequential`: freeze every parameter except
 # those of its last layer (`model[-1]`), which stay trainable, and return the number of
@@ -854,6 +1360,11 @@ with checks.because("[mc:freeze.count] Return the number of elements of the trai
                     "parameters (sum of p.numel()), as an int."):
     checks.expect_type(_n, int, "freeze_all_but_last(model)")
     checks.expect_equal(_n, 4 * 3 + 3, "freeze_all_but_last(model)")
+_bn_seq = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.ReLU(), nn.Linear(4, 2))
+freeze_all_but_last(_bn_seq)
+checks.expect_true(not _bn_seq[1].weight.requires_grad and not _bn_seq[1].bias.requires_grad,
+                   "[mc:freeze.partial] Batch norm's weight and bias are parameters too: every "
+                   "parameter before the last layer is frozen, whatever layer holds it.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -866,13 +1377,13 @@ with checks.because("[mc:freeze.count] Return the number of elements of the trai
 #
 # out = (x W_vᵀ + b_v) ⊙ σ(x W_gᵀ + b_g)
 #
-# ### Exercise 7: a gated linear layer (3 points)
+# ### Exercise 8: a gated linear layer (3 points)
 #
 # Write `GatedLinear(d_in, d_out)` with four `nn.Parameter` attributes: `weight_value` and
 # `weight_gate` of shape (d_out, d_in), `bias_value` and `bias_gate` of shape (d_out,),
-# and a `forward` computing the formula above. Initialise the weights with random values
-# scaled by 1/√d_in (e.g. `torch.randn(d_out, d_in) / d_in ** 0.5`) and the biases with
-# zeros.
+# and a `forward` computing the formula above. Initialise the weights with random values of
+# standard deviation 1/√d_in (e.g. `torch.randn(d_out, d_in) / d_in ** 0.5`) and the biases
+# with zeros.
 
 # %% solution 03_modules-gated
 ### BEGIN SOLUTION
@@ -925,6 +1436,12 @@ checks.reject_close(_y.detach(), {
                         "that it lies between 0 and 1.",
     _value: "[mc:gated.no-gate] The value is multiplied by the gate.",
 }, "GatedLinear(5, 3)(x)")
+_wide_glu = GatedLinear(400, 300)
+_stds = [_wide_glu.weight_value.std().item() * 20, _wide_glu.weight_gate.std().item() * 20]
+checks.expect_true(all(0.9 < s < 1.1 for s in _stds),
+                   f"[mc:gated.init-scale] In GatedLinear(400, 300) the weights' standard "
+                   f"deviations are {_stds[0]:.3g}/√400 and {_stds[1]:.3g}/√400: draw them "
+                   "with standard deviation 1/√d_in, as the task says.")
 ### BEGIN HIDDEN TESTS
 checks.expect_close(_y, _value * torch.sigmoid(_gate_raw), "GatedLinear(5, 3)(x)",
                     hint="[mc:gated.no-sigmoid] out = (x W_vᵀ + b_v) ⊙ σ(x W_gᵀ + b_g).")
@@ -938,6 +1455,14 @@ with checks.because("[mc:modules.plain-tensor] Two Linear maps: 2·d_out·(d_in 
                         "parameters of GatedLinear(7, 2)")
 with checks.because("[mc:gated.init] Biases start at zero."):
     checks.expect_equal(float(_glu.bias_gate.detach().abs().sum()), 0.0, "bias_gate at init")
+    checks.expect_equal(float(_glu.bias_value.detach().abs().sum()), 0.0, "bias_value at init")
+_means = [_wide_glu.weight_value.mean().item(), _wide_glu.weight_gate.mean().item()]
+checks.expect_true(all(abs(m) < 0.01 for m in _means),
+                   "[mc:gated.init-scale] The weights' random values are centred on 0.")
+_small = GatedLinear(9, 4000)
+checks.expect_true(0.9 < _small.weight_value.std().item() * 3 < 1.1,
+                   "[mc:gated.init-scale] The scale follows d_in (1/√9 for GatedLinear(9, 4000)), "
+                   "not d_out.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -971,81 +1496,14 @@ forgotten.remove()
 # the loop variable when it *runs*, after the loop ended, and every record would carry the
 # last name.
 #
-# ### The activation explorer
-#
-# The explorer builds a deep MLP (width 64, weights drawn with standard deviation
-# scale/√fan_in, biases 0), sends 256 random inputs through it, and reads every
-# activation layer's output with forward hooks (removed after the pass). Each row is one
-# layer's histogram; on the right, its standard deviation and, for ReLU, the units that
-# output 0 for every input (dead), for tanh the share of outputs with |a| > 0.99
-# (saturated: tanh's slope there is below 0.02, so little gradient flows back).
-#
-# **Quick quiz (predict).** ReLU, init scale 1.0, depth 6: compared with layer 1, is the
-# standard deviation of layer 6's outputs `"smaller"`, `"about the same"` or `"larger"`?
-# Put the string in `answer_relu_depth`.
-
-# %% solution 03_modules-quiz-relu-depth
-### BEGIN SOLUTION
-answer_relu_depth = "smaller"
-### END SOLUTION
-
-# %% test 03_modules-quiz-relu-depth-test points=1
-checks.expect_true(answer_relu_depth in ("smaller", "about the same", "larger"),
-                   "[mc:init.quiz-format] Answer with one of the strings \"smaller\", \"about the "
-                   "same\" or \"larger\".")
-checks.reject(answer_relu_depth, {
-    "about the same": "[mc:init.relu-preserves] ReLU sets the negative half of each "
-                      "pre-activation to zero, so each layer passes on about half the "
-                      "variance; with std 1/√fan_in the weights do not make up for it.",
-    "larger": "[mc:init.relu-grows] With std 1/√fan_in a Linear layer keeps the mean square "
-              "of its input, and ReLU removes about half of it: the spread shrinks.",
-}, "answer_relu_depth")
-### BEGIN HIDDEN TESTS
-_run = helpers.activations.run(depth=6, activation="ReLU", init_scale=1.0)
-with checks.because("[mc:init.relu-preserves] Compare the std of layer 1 and layer 6 in the "
-                    "explorer."):
-    checks.expect_equal(answer_relu_depth, "smaller" if _run.layers[-1].std < 0.8 * _run.layers[0].std
-                        else "larger" if _run.layers[-1].std > 1.25 * _run.layers[0].std
-                        else "about the same", "answer_relu_depth")
-### END HIDDEN TESTS
-
-# %% [markdown]
-# **Try this**
-# 1. With ReLU and init scale 1.0, move depth from 1 to 12. Notice the std column shrink
-#    from layer to layer and check the quiz. Explain why with the fraction of a ReLU's
-#    inputs it sets to 0.
-# 2. Set the init scale to 1.41 (√2, the "Kaiming" initialisation for ReLU). Notice the std
-#    staying roughly level with depth. Explain why doubling the weights' variance fits.
-# 3. Pick tanh and move the scale from 0.5 to 3. Notice the histograms pile up at −1 and 1
-#    and the saturated share grow. Explain what a saturated unit does to the gradient.
-
-# %%
-helpers.activations.explore()
-
-# %% [markdown]
-# The same statistics as numbers, for the two ReLU settings of tasks 1 and 2:
-
-# %%
-for scale in (1.0, 2 ** 0.5):
-    result = helpers.activations.run(depth=12, activation="ReLU", init_scale=scale)
-    print(f"scale {scale:.3g}: std per layer", " ".join(f"{s.std:.3f}" for s in result.layers))
-    print(f"           dead units per layer", " ".join(f"{s.dead_units:5d}" for s in result.layers))
-print(f"tanh's slope 1 − a² at |a| = {helpers.activations.SATURATED}: "
-      f"{1 - helpers.activations.SATURATED ** 2:.4f}")
-
-# %% [markdown]
-# The dead units are the same at both scales: with zero biases, scaling every weight
-# scales every pre-activation by the same positive factor, which changes no sign. The
-# scale decides the spread; it does not bring a dead unit back.
-#
-# ### Exercise 8: per-layer output means with hooks (2 points)
+# ### Exercise 9: per-layer output means with hooks (2 points)
 #
 # Write `output_means(model, x)`: run `model(x)` once under `torch.no_grad()` and return a
 # dict that maps the name of each direct child (`model.named_children()`) to the mean of
-# that child's output *during this forward pass*, as a Python float. Use forward hooks,
-# and remove every hook before returning. (A model's `forward` may use its children in
-# any order and combine their outputs, so running the children one after another is not
-# the same thing.)
+# that child's output *during this forward pass*, as a Python float (not a tensor). Use
+# forward hooks, and remove every hook before returning. (A model's `forward` may use its
+# children in any order and combine their outputs, so running the children one after
+# another is not the same thing.)
 
 # %% solution 03_modules-hook-means
 ### BEGIN SOLUTION
@@ -1083,8 +1541,13 @@ class _Residual(nn.Module):
 torch.manual_seed(14)
 _res = _Residual()
 _x = torch.randn(8, 6) + 1
-with checks.explain_errors({}, "output_means(model, x)"):
-    _means = output_means(_res, _x)
+_grad_on = []
+_spy = _res.inner.register_forward_hook(lambda m, i, o: _grad_on.append(torch.is_grad_enabled()))
+try:
+    with checks.explain_errors({}, "output_means(model, x)"):
+        _means = output_means(_res, _x)
+finally:
+    _spy.remove()
 checks.expect_type(_means, dict, "output_means(model, x)")
 checks.expect_true(set(_means) != {"outer"},
                    "[mc:hooks.late-binding] Only the last child's name is in the dict: a hook "
@@ -1097,6 +1560,13 @@ _left = sum(len(m._forward_hooks) for m in _res.modules())
 checks.expect_true(_left == 0,
                    f"[mc:hooks.handle-left] {_left} forward hook(s) are still registered: keep "
                    "the handles register_forward_hook returns and call handle.remove() on each.")
+_kinds = sorted({type(v).__name__ for v in _means.values()})
+checks.expect_true(_kinds == ["float"],
+                   f"[mc:hooks.tensor-not-float] The values are of type {', '.join(_kinds)}: a "
+                   "0-d tensor is not a Python float (and keeps its memory alive); use .item().")
+checks.expect_true(_grad_on and not any(_grad_on),
+                   "[mc:hooks.grad-recorded] The model ran with autograd recording a graph: run "
+                   "it under `with torch.no_grad():`.")
 with torch.no_grad():
     _h = _res.act(_res.inner(_x))
     _true = {"inner": _res.inner(_x).mean().item(), "act": _h.mean().item(),
@@ -1112,9 +1582,242 @@ with checks.because("[mc:hooks.late-binding] Each child's mean goes under its ow
     for _k, _v in _true.items():
         checks.expect_close(_means[_k], _v, f"the mean for {_k!r}", rtol=1e-5)
 _seq = nn.Sequential(nn.Linear(3, 3), nn.ReLU())
+_grad_on.clear()
+_spy = _seq[0].register_forward_hook(lambda m, i, o: _grad_on.append(torch.is_grad_enabled()))
 output_means(_seq, torch.randn(2, 3, requires_grad=True))
+_spy.remove()
+checks.expect_true(not any(_grad_on), "[mc:hooks.grad-recorded] Run the model under "
+                   "torch.no_grad(), also when the input requires grad.")
 checks.expect_true(sum(len(m._forward_hooks) for m in _seq.modules()) == 0,
                    "[mc:hooks.handle-left] Remove every hook before returning.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 10. Initialisation: the numbers a module starts from
+#
+# Every layer starts from random numbers, and their size decides whether a signal survives
+# a deep network. Here is what `nn.Linear` does when it is built (its own source), and the
+# spread of the weights it draws:
+
+# %%
+print(inspect.getsource(nn.Linear.reset_parameters))
+for fan_in in (16, 256, 4096):
+    fresh = nn.Linear(fan_in, 64)
+    print(f"fan_in {fan_in:5d}: weight std × √fan_in = {fresh.weight.std().item() * fan_in ** 0.5:.3f}, "
+          f"largest |weight| × √fan_in = {fresh.weight.abs().max().item() * fan_in ** 0.5:.3f}, "
+          f"output std for inputs of std 1: {fresh(torch.randn(512, fan_in)).std().item():.3f}")
+print(f"1/√3 = {3 ** -0.5:.3f}")
+
+# %% [markdown]
+# `kaiming_uniform_` with `a=√5`, as the comment says, works out to weights drawn uniformly
+# in ±1/√fan_in, so their standard deviation is 1/√(3·fan_in) ≈ 0.577/√fan_in (printed
+# above), and biases uniform in the same range. Scaling the bound with 1/√fan_in is the
+# point: an output sums fan_in products, so its spread stays the same whatever the layer's
+# width (the last column). The constant 1/√3 is not matched to any activation function.
+#
+# ### The activation explorer
+#
+# The explorer builds a deep MLP of width 64 (Linear then activation, repeated), sends 256
+# random inputs through it and reads every activation's output with forward hooks. Then it
+# sends the same fixed random gradient back from the last layer (the same in every setting,
+# a stand-in for a loss's gradient) and shows, per layer, the gradient that reaches the
+# activation's output (∂L/∂a, grey) and the gradient of the Linear weights just before it
+# (∂L/∂W, purple: what an optimizer would use), as root mean squares on a log axis. It
+# offers two initialisations: weights normal with std scale/√fan_in and biases 0, or
+# `nn.Linear`'s own default with the weights then multiplied by scale.
+#
+# **Quick quiz (predict).** ReLU, weights normal with std 1/√fan_in (scale 1.0), biases 0,
+# depth 6: compared with layer 1, is the standard deviation of layer 6's *outputs*
+# `"smaller"`, `"about the same"` or `"larger"`? Put the string in `answer_relu_depth`.
+
+# %% solution 03_modules-quiz-relu-depth
+### BEGIN SOLUTION
+answer_relu_depth = "smaller"
+### END SOLUTION
+
+# %% test 03_modules-quiz-relu-depth-test points=1
+checks.answer("03_modules-quiz-relu-depth", answer_relu_depth, "answer_relu_depth", kind=str,
+              choices=("smaller", "about the same", "larger"))
+### BEGIN HIDDEN TESTS
+_run = helpers.activations.run(depth=6, activation="ReLU", init_scale=1.0)
+with checks.because("[mc:init.relu-preserves] Compare the std of layer 1 and layer 6 in the "
+                    "explorer."):
+    checks.expect_equal(answer_relu_depth, "smaller" if _run.layers[-1].std < 0.8 * _run.layers[0].std
+                        else "larger" if _run.layers[-1].std > 1.25 * _run.layers[0].std
+                        else "about the same", "answer_relu_depth")
+### END HIDDEN TESTS
+
+# %% wrong 03_modules-quiz-relu-depth
+{
+    "about the same": "[mc:init.relu-preserves] ReLU sets the negative half of each "
+                      "pre-activation to zero, so each layer passes on about half the "
+                      "mean square; with std 1/√fan_in the weights do not make up for it.",
+    "larger": "[mc:init.relu-grows] With std 1/√fan_in a Linear layer keeps the mean square "
+              "of its input, and ReLU removes about half of it: nothing makes it grow.",
+}
+
+# %% [markdown]
+# **Quick quiz (predict).** Same network, on the way back: is the gradient that reaches
+# layer 1's outputs (RMS of ∂L/∂a) `"smaller"`, `"about the same"` or `"larger"` than the
+# one that reaches layer 6's? Put the string in `answer_grad_depth`.
+
+# %% solution 03_modules-quiz-grad-depth
+### BEGIN SOLUTION
+answer_grad_depth = "smaller"
+### END SOLUTION
+
+# %% test 03_modules-quiz-grad-depth-test points=1
+checks.answer("03_modules-quiz-grad-depth", answer_grad_depth, "answer_grad_depth", kind=str,
+              choices=("smaller", "about the same", "larger"))
+### BEGIN HIDDEN TESTS
+_run = helpers.activations.run(depth=6, activation="ReLU", init_scale=1.0)
+_ratio = _run.layers[0].grad_rms / _run.layers[-1].grad_rms
+with checks.because("[mc:init.grad-preserved] Compare the grey bars of layer 1 and layer 6."):
+    checks.expect_equal(answer_grad_depth, "smaller" if _ratio < 0.8 else "larger" if _ratio > 1.25
+                        else "about the same", "answer_grad_depth")
+### END HIDDEN TESTS
+
+# %% wrong 03_modules-quiz-grad-depth
+{
+    "about the same": "[mc:init.grad-preserved] On the way back each ReLU passes the gradient "
+                      "only where its unit was active, and each Linear multiplies by Wᵀ of std "
+                      "1/√fan_in: the gradient loses about half its mean square per layer too.",
+    "larger": "[mc:init.grad-grows] Backward goes through the same weights (transposed) and the "
+              "same ReLU masks as forward: with std 1/√fan_in nothing amplifies it.",
+}
+
+# %% [markdown]
+# Check both predictions, then explore:
+#
+# **Try this**
+# 1. With the settings it opens with (ReLU, normal, scale 1.0, depth 6), read the std column
+#    and the grey bars for the two quizzes. Then notice the purple bars: nearly level from
+#    layer to layer. Explain with ∂L/∂W = (∂L/∂y)ᵀ · (the layer's input): one factor shrinks
+#    on the way up, the other on the way down.
+# 2. Set the scale to 1.41 (√2). Notice both the std column and the grey bars level off, at
+#    any depth up to 12. Explain why doubling the weights' variance suits a ReLU.
+# 3. Predict first, then pick `nn.Linear default × scale` at scale 1: does the std fall
+#    faster or slower than with normal weights at scale 1? Notice the dead units. Explain
+#    both with the weights' std in the title (0.577/√fan_in) and the biases.
+
+# %%
+helpers.activations.explore()
+
+# %% [markdown]
+# The same measurements as numbers, at depth 6, for the normal weights at scales 1 and √2
+# and for `nn.Linear`'s default:
+
+# %%
+for init, scale in (("normal", 1.0), ("normal", 2 ** 0.5), ("default", 1.0)):
+    result = helpers.activations.run(depth=6, activation="ReLU", init_scale=scale, init=init)
+    stds = [s.std for s in result.layers]
+    grads = [s.grad_rms for s in result.layers]
+    print(f"{init} × {scale:.3g}: output std  ", " ".join(f"{v:7.3g}" for v in stds))
+    print(f"{'':15s}∂L/∂a RMS   ", " ".join(f"{v:7.2g}" for v in grads))
+    print(f"{'':15s}∂L/∂W RMS   ", " ".join(f"{s.weight_grad_rms:7.2g}" for s in result.layers))
+    print(f"{'':15s}dead units  ", " ".join(f"{s.dead_units:7d}" for s in result.layers))
+    print(f"{'':15s}ratio per layer (geometric mean): std {(stds[-1] / stds[0]) ** (1 / 5):.3f}, "
+          f"∂L/∂a going back {(grads[0] / grads[-1]) ** (1 / 5):.3f}")
+
+# %% [markdown]
+# Compare with your answers: at scale 1 each layer keeps about 1/√2 ≈ 0.71 of the spread
+# (the ratio printed above), forward and back, because a ReLU zeroes about half of what it
+# receives. Kaiming He's initialisation for ReLU networks doubles the weights' variance,
+# std √2/√fan_in, and the spread holds. `nn.Linear`'s default, std 0.577/√fan_in, shrinks
+# it faster (compare layer 2) until its random biases, which do not shrink, dominate and
+# units go dead; on the way back its gradient shrinks faster still. The gradient an optimizer
+# receives for each layer's weights (∂L/∂W) is the product of a forward and a backward
+# factor, so at scale 1 it is level across layers, but small everywhere.
+#
+# ### `nn.init` and `module.apply`
+#
+# `torch.nn.init` has functions that refill a tensor in place (without recording a graph):
+# `normal_`, `uniform_`, `zeros_`, `kaiming_normal_` (std √2/√fan_in by default, the ReLU
+# choice), `xavier_uniform_` (for tanh, with `gain=nn.init.calculate_gain("tanh")`), and
+# more. `module.apply(fn)` calls `fn` on every submodule, children before their parent, the
+# module itself last. Together they re-initialise a whole model, here a tanh network:
+
+# %%
+def init_for_tanh(module):
+    visited.append(type(module).__name__)
+    if isinstance(module, nn.Linear):
+        nn.init.xavier_uniform_(module.weight, gain=nn.init.calculate_gain("tanh"))
+        nn.init.zeros_(module.bias)
+
+
+visited = []
+tanh_net = nn.Sequential(nn.Linear(64, 64), nn.Tanh(), nn.Sequential(nn.Linear(64, 64), nn.Tanh()))
+returned = tanh_net.apply(init_for_tanh)
+print("apply visited:", visited, "| returned the model:", returned is tanh_net)
+print("biases now zero:", all(not m.bias.any() for m in tanh_net.modules() if isinstance(m, nn.Linear)))
+
+# %% [markdown]
+# ### Exercise 10: Kaiming initialisation for a whole model (2 points)
+#
+# Write `kaiming_init_(model)` that re-initialises every `nn.Linear` inside `model`, at any
+# depth, with weights of standard deviation √(2/fan_in) centred on 0 (fan_in: the layer's
+# input width) and biases 0; leaves every other module's parameters and buffers as they
+# were; and returns `model`.
+
+# %% solution 03_modules-init-relu
+### BEGIN SOLUTION
+def kaiming_init_(model):
+    def init(module):
+        if isinstance(module, nn.Linear):
+            nn.init.kaiming_normal_(module.weight, nonlinearity="relu")
+            if module.bias is not None:
+                nn.init.zeros_(module.bias)
+    return model.apply(init)
+### END SOLUTION
+
+# %% test 03_modules-init-relu-test points=2
+_answered = (kaiming_init_,)
+torch.manual_seed(17)
+_inner = nn.Sequential(nn.Linear(300, 200), nn.ReLU(), nn.BatchNorm1d(200))
+_model = nn.Sequential(nn.Linear(500, 300), nn.ReLU(), _inner, nn.Linear(200, 2000))
+with torch.no_grad():
+    _inner[2].weight.fill_(0.5)
+    _inner[2].running_mean.fill_(3.0)
+_kept = {k: v.clone() for k, v in _model.state_dict().items() if k.startswith("2.2.")}
+_nested_before = _inner[0].weight.detach().clone()
+with checks.explain_errors({"leaf Variable": "[mc:init.in-place-grad] Refill a parameter under "
+                            "torch.no_grad(), or with nn.init's functions (they do it for you)."},
+                           "kaiming_init_(model)"):
+    _ret = kaiming_init_(_model)
+checks.expect_true(_ret is _model, "[mc:init.return] Return the model you were given (apply "
+                   "returns it too).")
+checks.expect_true(not torch.equal(_inner[0].weight, _nested_before),
+                   "[mc:init.nested] The Linear inside the inner Sequential kept its old weights: "
+                   "model.apply(fn) visits every submodule at every depth, a loop over "
+                   "model.children() only the top level.")
+for _name, _lin in (("layer 0 (fan_in 500)", _model[0]), ("layer 2.0 (fan_in 300)", _inner[0]),
+                    ("layer 3 (fan_in 200)", _model[3])):
+    _std = _lin.weight.std().item()
+    _rel = _std / (2 / _lin.in_features) ** 0.5
+    checks.expect_true(0.9 < _rel < 1.1 or not 0.64 < _rel < 0.78,
+                       f"[mc:init.relu-gain] In {_name} the weights' std is {_rel:.2f} × √(2/fan_in), "
+                       "close to 1/√fan_in: Kaiming's initialisation for ReLU doubles that "
+                       "variance, std √(2/fan_in).")
+    checks.expect_true(0.9 < _rel < 1.1 or not 0.9 < _std / (2 / _lin.out_features) ** 0.5 < 1.1,
+                       f"[mc:init.fan-out] In {_name} the std is √(2/fan_out): fan_in is the "
+                       "layer's input width, in_features (nn.init's default mode='fan_in').")
+    checks.expect_true(0.9 < _rel < 1.1, f"[mc:init.relu-gain] In {_name} the weights' std is "
+                       f"{_rel:.2f} × √(2/fan_in), not √(2/fan_in).")
+    checks.expect_true(not _lin.bias.detach().any(), f"[mc:init.bias] The biases of {_name} are "
+                       "not all 0: set them with nn.init.zeros_.")
+checks.expect_true(all(torch.equal(_model.state_dict()[k], v) for k, v in _kept.items()),
+                   "[mc:init.other-modules] The batch norm's weight or running statistics "
+                   "changed: re-initialise the Linear layers only.")
+### BEGIN HIDDEN TESTS
+checks.expect_true(all(abs(m.weight.mean().item()) < 0.01 for m in (_model[0], _inner[0], _model[3])),
+                   "[mc:init.relu-gain] The weights are centred on 0.")
+_alone = nn.Linear(400, 100)
+with checks.explain_errors({}, "kaiming_init_(nn.Linear(400, 100))"):
+    kaiming_init_(_alone)
+checks.expect_true(0.9 < _alone.weight.std().item() / (2 / 400) ** 0.5 < 1.1
+                   and not _alone.bias.detach().any(),
+                   "[mc:init.nested] A model that is itself one nn.Linear must be re-initialised "
+                   "too: apply visits the module itself, after its children.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1125,10 +1828,13 @@ checks.expect_true(sum(len(m._forward_hooks) for m in _seq.modules()) == 0,
 # | mistake | what you see | fix |
 # |---|---|---|
 # | no `super().__init__()` | `AttributeError` at the first layer assigned (section 1) | call it first |
+# | a plain tensor attribute | not trained, not saved, left behind by `.to` (section 2) | `nn.Parameter` or `register_buffer` |
+# | `x.to(device)` without `x =` | `x` has not moved: a tensor's `.to` returns a new one (section 2) | `x = x.to(device)` |
 # | layers in a Python list | `parameters()` empty or short; layers never train (section 3) | `nn.ModuleList` / `nn.Sequential` |
-# | a plain tensor attribute | not trained, not saved, not moved by `.to` (section 2) | `nn.Parameter` or `register_buffer` |
-# | `torch.load` of someone else's file with `weights_only=False` | the file runs code while it loads (section 6) | `weights_only=True` |
 # | evaluating in training mode | dropout noise, batch statistics (section 5) | `model.eval()` + `torch.no_grad()` |
+# | restoring one flag after `eval()` | `model.training = was` leaves dropout off; `model.train(was)` resets a frozen batch norm (section 5) | restore each submodule's own flag |
+# | `strict=False` to make a load "work" | a missing layer keeps its random start (section 6) | strict loading; read `missing_keys` |
+# | `torch.load` of someone else's file with `weights_only=False` | the file runs code while it loads (section 6) | `weights_only=True`; allow-list your own classes |
 # | `module.requires_grad = False` | nothing is frozen (section 7) | `module.requires_grad_(False)` |
 # | `F.dropout(x, p)` inside a module | dropout stays on in `eval()` (section 7) | `training=self.training` or `nn.Dropout` |
 # | hooks never removed | they run on every later call (section 9) | keep the handles; `handle.remove()` |
@@ -1164,19 +1870,26 @@ print("hidden weight has a .grad (computed, never applied):", half.hidden[0].wei
 # ## Summary
 #
 # - A module registers what you assign to it: submodules, `nn.Parameter`s, and buffers
-#   through `register_buffer`. Plain tensors and Python lists of layers are invisible to
-#   `parameters()`, `state_dict()` and `.to(...)`.
-# - `nn.Linear(d_in, d_out)` stores its weight as (d_out, d_in), computes x Wᵀ + b and has
-#   d_out·(d_in + 1) parameters: 784 → 128 → 10 has 101,770.
-# - Save `state_dict()`; load it with `torch.load(path, weights_only=True)`, which refuses
-#   files that would run code.
-# - `train()`/`eval()` switch dropout and batch norm; `torch.no_grad()` stops the graph;
-#   `requires_grad_(False)` freezes. They are three different switches.
+#   through `register_buffer` (saved unless `persistent=False`). Plain tensors and Python
+#   lists of layers are invisible to `parameters()`, `state_dict()` and `.to(...)`.
+# - `module.to(...)` converts the module in place; `tensor.to(...)` returns a new tensor.
+# - `nn.Linear(d_in, d_out)` stores its weight as (d_out, d_in), computes x Wᵀ + b on the
+#   last dimension of any input and has d_out·(d_in + 1) parameters: 784 → 128 → 10 has
+#   101,770.
+# - `train()`/`eval()` switch dropout and batch norm, one flag per submodule, and a helper
+#   that changes them restores each one; `torch.no_grad()` and `torch.inference_mode()`
+#   stop the graph; `requires_grad_(False)` freezes. They are different switches.
+# - Save `state_dict()`; load it with `weights_only=True` (allow-list your own classes),
+#   strictly, with `map_location` when the devices differ.
 # - A custom layer declares its Parameters in `__init__`; forward hooks read what a running
 #   model computes, and their handles must be removed.
+# - An initialisation sets how a signal's spread changes from layer to layer, forward and
+#   back: std √2/√fan_in keeps a ReLU stack level, and `nn.Linear`'s default does not.
 #
 # **Next:** 04_training_loop puts a module, a loss and an optimizer into the five steps of
 # a training loop.
+#
+# **Run time.** RUNTIME_NOTE
 
 # %%
 print(f"This notebook ran in {time.perf_counter() - notebook_start:.1f} s.")

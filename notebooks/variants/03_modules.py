@@ -1,7 +1,28 @@
 """Plausible wrong answers (code, the phrase their test output must contain, the
-misconception id) and other correct answers for notebook 03; see graders/submissions.py."""
+misconception id) and other correct answers for notebook 03; see authoring/submissions.py."""
 
 P = "03_modules-"
+
+STANDARDISE = (
+    "class FixedStandardise(nn.Module):\n"
+    "    def __init__(self, mean, std):\n"
+    "        super().__init__()\n"
+    "{stats}"
+    "        self.gain = {gain}\n"
+    "{largest}\n"
+    "    def forward(self, x):\n"
+    "        z = (x - self.mean) / self.std\n"
+    "        self.largest = z.detach().abs().amax(0)\n"
+    "        return z * self.gain\n"
+)
+STATS = '        self.register_buffer("mean", mean)\n        self.register_buffer("std", std)\n'
+GAIN = "nn.Parameter(torch.ones(len(mean)))"
+LARGEST = '        self.register_buffer("largest", torch.zeros(len(mean)), persistent=False)\n'
+
+
+def standardise(stats=STATS, gain=GAIN, largest=LARGEST):
+    return STANDARDISE.format(stats=stats, gain=gain, largest=largest)
+
 
 TOWER = (
     "class Tower(nn.Module):\n"
@@ -17,6 +38,26 @@ TOWER = (
 )
 LIST = "[nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:])]"
 SUPER = "        super().__init__()\n"
+
+
+def budget(expression):
+    return f"def widest_hidden(d_in, d_out, budget):\n    return {expression}\n"
+
+
+MERGE = (
+    "def merge_linears(first, second):\n"
+    "    merged = nn.Linear(first.in_features, second.out_features)\n"
+    "    with torch.no_grad():\n"
+    "        merged.weight.copy_({weight})\n"
+    "        merged.bias.copy_({bias})\n"
+    "    return merged\n"
+)
+
+
+def merge(weight="second.weight @ first.weight",
+          bias="second.weight @ first.bias + second.bias"):
+    return MERGE.format(weight=weight, bias=bias)
+
 
 PREDICT = (
     "def predict(model, x):\n"
@@ -35,50 +76,21 @@ def predict(mode="    model.eval()\n", context="with torch.no_grad():",
 
 
 LOAD = (
-    "def load_weights(path, make_model):\n"
-    "    model = make_model()\n"
-    "    model.load_state_dict(torch.load(path, weights_only={trust}))\n"
+    "def load_checkpoint(path):\n"
+    "{load}"
+    "    state = {{{key}: value for key, value in checkpoint['model'].items()}}\n"
+    "    model = make_model(checkpoint['config'])\n"
+    "    model.load_state_dict(state{strict})\n"
     "{mode}"
-    "    return model\n"
+    "    return {returned}\n"
 )
-
-GATED = (
-    "class GatedLinear(nn.Module):\n"
-    "    def __init__(self, d_in, d_out):\n"
-    "        super().__init__()\n"
-    "        self.weight_value = {wrap}(torch.randn(d_out, d_in) / d_in ** 0.5{grad})\n"
-    "        self.bias_value = {wrap}(torch.zeros(d_out{grad}))\n"
-    "        self.weight_gate = {wrap}(torch.randn(d_out, d_in) / d_in ** 0.5{grad})\n"
-    "        self.bias_gate = {wrap}(torch.zeros(d_out{grad}))\n\n"
-    "    def forward(self, x):\n"
-    "        value = x @ self.weight_value.T + self.bias_value\n"
-    "        gate = {gate}\n"
-    "        return value * gate\n"
-)
+SAFE_LOAD = ("    with torch.serialization.safe_globals([TrainConfig]):\n"
+             "        checkpoint = torch.load(path, weights_only=True)\n")
 
 
-def gated(wrap="nn.Parameter", grad="", gate="torch.sigmoid(x @ self.weight_gate.T + self.bias_gate)"):
-    return GATED.format(wrap=wrap, grad=grad, gate=gate)
-
-
-HOOKS = (
-    "def output_means(model, x):\n"
-    "    means = {{}}\n"
-    "    handles = []\n"
-    "    for name, child in model.named_children():\n"
-    "        def record(module, inputs, output{bind}):\n"
-    "            means[name] = output.mean().item()\n"
-    "        handles.append(child.register_forward_hook(record))\n"
-    "    with torch.no_grad():\n"
-    "        model(x)\n"
-    "{remove}"
-    "    return means\n"
-)
-REMOVE = "    for handle in handles:\n        handle.remove()\n"
-
-
-def hooks(bind=", name=name", remove=REMOVE):
-    return HOOKS.format(bind=bind, remove=remove)
+def load(load=SAFE_LOAD, key="key.removeprefix('_orig_mod.')", strict="",
+         mode="    model.eval()\n", returned="model, checkpoint['epoch']"):
+    return LOAD.format(load=load, key=key, strict=strict, mode=mode, returned=returned)
 
 
 FREEZE = (
@@ -87,11 +99,88 @@ FREEZE = (
     "    return sum(p.numel() for p in model.parameters() if p.requires_grad)\n"
 )
 
+GATED = (
+    "class GatedLinear(nn.Module):\n"
+    "    def __init__(self, d_in, d_out):\n"
+    "        super().__init__()\n"
+    "        self.weight_value = {wrap}(torch.randn(d_out, d_in){scale}{grad})\n"
+    "        self.bias_value = {wrap}(torch.zeros(d_out{grad}))\n"
+    "        self.weight_gate = {wrap}(torch.randn(d_out, d_in){scale}{grad})\n"
+    "        self.bias_gate = {wrap}(torch.zeros(d_out{grad}))\n\n"
+    "    def forward(self, x):\n"
+    "        value = x @ self.weight_value.T + self.bias_value\n"
+    "        gate = {gate}\n"
+    "        return value * gate\n"
+)
+
+
+def gated(wrap="nn.Parameter", grad="", gate="torch.sigmoid(x @ self.weight_gate.T + self.bias_gate)",
+          scale=" / d_in ** 0.5"):
+    return GATED.format(wrap=wrap, grad=grad, gate=gate, scale=scale)
+
+
+HOOKS = (
+    "def output_means(model, x):\n"
+    "    means = {{}}\n"
+    "    handles = []\n"
+    "    for name, child in model.named_children():\n"
+    "        def record(module, inputs, output{bind}):\n"
+    "            means[name] = {value}\n"
+    "        handles.append(child.register_forward_hook(record))\n"
+    "    {context}\n"
+    "        model(x)\n"
+    "{remove}"
+    "    return means\n"
+)
+REMOVE = "    for handle in handles:\n        handle.remove()\n"
+
+
+def hooks(bind=", name=name", remove=REMOVE, value="output.mean().item()",
+          context="with torch.no_grad():"):
+    return HOOKS.format(bind=bind, remove=remove, value=value, context=context)
+
+
+INIT = (
+    "def kaiming_init_(model):\n"
+    "    def init(module):\n"
+    "        if isinstance(module, nn.Linear):\n"
+    "            {weight}\n"
+    "{bias}"
+    "    {walk}\n"
+    "    return model\n"
+)
+ZERO_BIAS = "            nn.init.zeros_(module.bias)\n"
+
+
+def init(weight="nn.init.kaiming_normal_(module.weight, nonlinearity='relu')", bias=ZERO_BIAS,
+         walk="model.apply(init)"):
+    return INIT.format(weight=weight, bias=bias, walk=walk)
+
+
 WRONG = {
     P + "quiz-param-count": [
         ("answer_param_count = 30\n", "buffer is saved", "modules.buffer-is-parameter"),
         ("answer_param_count = 26\n", "plain tensor attribute", "modules.plain-tensor-registered"),
         ("answer_param_count = 12\n", "walks the submodules", "modules.submodule-not-counted"),
+        ("answer_param_count = 16\n", "listed by buffers()", "modules.buffer-is-parameter"),
+    ],
+    P + "quiz-to-inplace": [
+        ("answer_to_dtypes = (True, True)\n", "returns a new tensor", "to.tensor-in-place"),
+        ("answer_to_dtypes = (False, False)\n", "does not make a copy", "to.module-copy"),
+        ("answer_to_dtypes = (False, True)\n", "other way round", "to.module-copy"),
+    ],
+    P + "fix-tensors": [
+        (standardise(stats="        self.mean = nn.Parameter(mean)\n"
+                           "        self.std = nn.Parameter(std)\n"),
+         "measured once, not learned", "buffers.stats-as-parameter"),
+        (standardise(largest='        self.register_buffer("largest", torch.zeros(len(mean)))\n'),
+         "persistent=False", "buffers.persistent"),
+        (standardise(largest="        self.largest = torch.zeros(len(mean))\n"),
+         "largest is not a buffer", "buffers.plain-tensor"),
+        (standardise(gain="torch.ones(len(mean), requires_grad=True)"),
+         "Wrap it in nn.Parameter", "modules.plain-tensor"),
+        (standardise(stats="        self.mean = mean\n        self.std = std\n"),
+         "are not in state_dict()", "buffers.plain-tensor"),
     ],
     P + "fix-list": [
         (TOWER.format(init=SUPER, container=LIST), "Python list", "modules.python-list"),
@@ -102,49 +191,62 @@ WRONG = {
          .format(init=SUPER, container="nn.ModuleList(" + LIST + ")"),
          "except the last", "modules.relu-placement"),
     ],
-    P + "quiz-weight-shape": [
-        ("answer_weight_shape = (20, 7)\n", "(d_out, d_in)", "linear.weight-layout"),
-        ("answer_weight_shape = (7,)\n", "is the bias", "linear.bias-shape"),
+    P + "quiz-batch-shape": [
+        ("answer_batch_shape = (4, 7)\n", "are not merged", "linear.flattens-batch"),
+        ('answer_batch_shape = "error"\n', "any shape", "linear.needs-2d"),
+        ("answer_batch_shape = (4, 9, 20)\n", "last dimension is the one", "linear.keeps-width"),
+        ("answer_batch_shape = (36, 7)\n", "does not flatten", "linear.flattens-batch"),
     ],
-    P + "count-params": [
-        ("def mlp_param_count(sizes):\n"
-         "    return sum(a * b for a, b in zip(sizes[:-1], sizes[1:]))\n",
-         "weights only", "params.forget-bias"),
-        ("def mlp_param_count(sizes):\n"
-         "    return sum(a * (b + 1) for a, b in zip(sizes[:-1], sizes[1:]))\n",
-         "one entry per output unit", "params.bias-per-input"),
-        ("def mlp_param_count(sizes):\n"
-         "    return sum(a * b for a, b in zip(sizes[:-1], sizes[1:])) + sum(sizes)\n",
-         "not once per size", "params.input-bias"),
+    P + "param-budget": [
+        (budget("budget // (d_in + d_out)"), "leave out the biases", "params.forget-bias"),
+        (budget("max(0, (budget - d_in) // (d_in + d_out + 1))"), "per *output* unit",
+         "params.bias-per-input"),
+        (budget("max(0, (budget - d_out) / (d_in + d_out + 1))"), "whole number",
+         "budget.whole-units"),
+        (budget("max(0, (budget - d_out - 1) // (d_in + d_out + 1))"), "spent exactly",
+         "budget.at-most"),
+        (budget("(budget - d_out) // (d_in + d_out + 1)"), "not a negative width",
+         "budget.negative"),
     ],
-    P + "linear-by-hand": [
-        ("def linear_forward(x, weight, bias):\n    return x @ weight + bias\n",
-         "(d_out, d_in)", "linear.weight-layout"),
-        ("def linear_forward(x, weight, bias):\n    return x @ weight.T\n",
-         "bias is missing", "linear.no-bias"),
+    P + "merge-linear": [
+        (merge(bias="second.bias"), "first layer's bias is missing", "merge.bias"),
+        (merge(weight="first.weight @ second.weight"), "(d_out, d_in)", "linear.weight-layout"),
+        (merge(bias="first.bias + second.bias"), "shapes do not fit", "merge.shapes"),
+        ("def merge_linears(first, second):\n"
+         "    merged = nn.Linear(first.in_features, second.out_features)\n"
+         "    merged.weight = second.weight @ first.weight\n"
+         "    merged.bias = second.weight @ first.bias + second.bias\n"
+         "    return merged\n", "cannot be replaced by a plain tensor", "merge.assign-tensor"),
+        ("def merge_linears(first, second):\n"
+         "    return nn.Sequential(first, second)\n", "return one nn.Linear", "merge.not-one-layer"),
     ],
     P + "quiz-dropout-value": [
-        ("answer_dropout_value = 1.0\n", "rescales the survivors", "dropout.no-rescale"),
-        ("answer_dropout_value = 0.8\n", "divided by the keep", "dropout.multiply-keep"),
-        ("answer_dropout_value = 5.0\n", "not 1/p", "dropout.divide-by-p"),
+        ("answer_dropout_value = 1.0\n", "rescales them", "dropout.no-rescale"),
+        ("answer_dropout_value = 0.8\n", "scaled up, not down", "dropout.multiply-keep"),
+        ("answer_dropout_value = 5.0\n", "keep probability 1 − p", "dropout.divide-by-p"),
     ],
     P + "quiz-eval-freezes": [
         ("answer_eval_freezes = True\n", "requires_grad is unchanged", "mode.eval-freezes"),
     ],
     P + "predict": [
-        (predict(restore=""), "restore it", "predict.mode-not-restored"),
+        (predict(restore=""), "are in evaluation mode after predict", "predict.mode-not-restored"),
         (predict(mode=""), "dropout zeroed", "predict.dropout-active"),
         (predict(context="if True:"), "recorded a graph", "predict.graph-recorded"),
-        (predict(restore="    model.train()\n"), "stay in evaluation", "predict.mode-not-restored"),
+        (predict(), "each submodule's own flag", "predict.one-flag-restored"),
+        (predict(restore="    model.training = was_training\n"),
+         "are in evaluation mode after predict", "predict.mode-not-restored"),
+        (predict(restore="    model.train()\n"), "each submodule's own flag",
+         "predict.one-flag-restored"),
     ],
-    P + "load-safely": [
-        (LOAD.format(trust="False", mode="    model.eval()\n"), "weights_only=True",
-         "state-dict.trust-pickle"),
-        (LOAD.format(trust="True", mode=""), "still in training mode", "state-dict.mode"),
-        ("def load_weights(path, make_model):\n"
-         "    model = make_model().eval()\n"
-         "    torch.load(path, weights_only=True)\n"
-         "    return model\n", "must come from", "state-dict.not-loaded"),
+    P + "load-checkpoint": [
+        (load(load="    checkpoint = torch.load(path, weights_only=False)\n"),
+         "called a function", "state-dict.trust-pickle"),
+        (load(strict=", strict=False"), "keep its random start", "load.strict-false"),
+        (load(key="key"), "begin with '_orig_mod.'", "load.prefix"),
+        (load(mode=""), "still in training mode", "state-dict.mode"),
+        (load(load="    checkpoint = torch.load(path, weights_only=True)\n"),
+         "safe_globals", "load.allow-list"),
+        (load(returned="model"), "Return a pair", "load.return-pair"),
     ],
     P + "freeze": [
         (FREEZE.format(body="    model[:-1].requires_grad = False\n"), "only adds an attribute",
@@ -156,6 +258,10 @@ WRONG = {
          "    model[:-1].requires_grad_(False)\n"
          "    return len([p for p in model.parameters() if p.requires_grad])\n",
          "number of elements", "freeze.count"),
+        (FREEZE.format(body="    for m in model[:-1]:\n"
+                            "        if isinstance(m, nn.Linear):\n"
+                            "            m.requires_grad_(False)\n"),
+         "whatever layer holds it", "freeze.partial"),
     ],
     P + "gated": [
         (gated(wrap="", grad=").requires_grad_("), "nn.Parameter(...)", "modules.plain-tensor"),
@@ -180,11 +286,8 @@ WRONG = {
          "    def forward(self, x):\n"
          "        return self.value(x) * torch.sigmoid(self.gate(x))\n",
          "weight_value", "gated.names"),
-    ],
-    P + "quiz-relu-depth": [
-        ('answer_relu_depth = "about the same"\n', "half the", "init.relu-preserves"),
-        ('answer_relu_depth = "larger"\n', "spread shrinks", "init.relu-grows"),
-        ('answer_relu_depth = "shrinks"\n', "one of the strings", "init.quiz-format"),
+        (gated(scale=""), "standard deviation 1/√d_in", "gated.init-scale"),
+        (gated(scale=" / d_out ** 0.5"), "standard deviation 1/√d_in", "gated.init-scale"),
     ],
     P + "hook-means": [
         (hooks(remove=""), "still registered", "hooks.handle-left"),
@@ -196,11 +299,53 @@ WRONG = {
          "            x = child(x)\n"
          "            means[name] = x.mean().item()\n"
          "    return means\n", "one after another", "hooks.replay-children"),
+        (hooks(value="output.mean()"), "0-d tensor", "hooks.tensor-not-float"),
+        (hooks(context="if True:"), "recording a graph", "hooks.grad-recorded"),
+    ],
+    P + "quiz-relu-depth": [
+        ('answer_relu_depth = "about the same"\n', "half the", "init.relu-preserves"),
+        ('answer_relu_depth = "larger"\n', "nothing makes it grow", "init.relu-grows"),
+        ('answer_relu_depth = "shrinks"\n', "not one of the choices"),
+    ],
+    P + "quiz-grad-depth": [
+        ('answer_grad_depth = "about the same"\n', "only where its unit was active",
+         "init.grad-preserved"),
+        ('answer_grad_depth = "larger"\n', "same weights (transposed)", "init.grad-grows"),
+    ],
+    P + "init-relu": [
+        (init(weight="nn.init.normal_(module.weight, std=module.in_features ** -0.5)"),
+         "doubles that", "init.relu-gain"),
+        (init(weight="nn.init.kaiming_normal_(module.weight, mode='fan_out')"),
+         "fan_in is the", "init.fan-out"),
+        (init(walk="[init(child) for child in model.children()]"), "at every depth",
+         "init.nested"),
+        ("def kaiming_init_(model):\n"
+         "    for p in model.parameters():\n"
+         "        nn.init.normal_(p, std=(2 / p.shape[-1]) ** 0.5)\n"
+         "    for m in model.modules():\n"
+         "        if isinstance(m, nn.Linear):\n"
+         "            nn.init.zeros_(m.bias)\n"
+         "    return model\n", "Linear layers only", "init.other-modules"),
+        (init(bias=""), "not all 0", "init.bias"),
     ],
 }
 
 ALTERNATIVE = {
     P + "quiz-param-count": "answer_param_count = 3 * 4 + 2 * (4 + 1)\n",
+    P + "quiz-to-inplace": "answer_to_dtypes = [True, False]\n",
+    P + "fix-tensors": (
+        "class FixedStandardise(nn.Module):\n"
+        "    def __init__(self, mean, std):\n"
+        "        super().__init__()\n"
+        "        self.gain = nn.Parameter(torch.ones_like(mean))\n"
+        "        for name, value in (('mean', mean.clone()), ('std', std.clone())):\n"
+        "            self.register_buffer(name, value, persistent=True)\n"
+        "        self.register_buffer('largest', torch.zeros_like(mean), persistent=False)\n\n"
+        "    def forward(self, x):\n"
+        "        z = (x - self.mean) / self.std\n"
+        "        self.largest = z.detach().abs().amax(0)\n"
+        "        return z * self.gain\n"
+    ),
     P + "fix-list": (
         "class Tower(nn.Module):\n"
         "    def __init__(self, sizes):\n"
@@ -212,34 +357,48 @@ ALTERNATIVE = {
         "    def forward(self, x):\n"
         "        return self.layers(x)\n"
     ),
-    P + "quiz-weight-shape": "answer_weight_shape = torch.Size([7, 20])\n",
-    P + "count-params": (
-        "def mlp_param_count(sizes):\n"
-        "    model = nn.Sequential(*[nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:])])\n"
-        "    return sum(p.numel() for p in model.parameters())\n"
+    P + "quiz-batch-shape": "answer_batch_shape = torch.Size([4, 9, 7])\n",
+    P + "param-budget": (
+        "def widest_hidden(d_in, d_out, budget):\n"
+        "    per_unit = d_in + 1 + d_out  # each hidden unit: its weights, its bias, its outputs\n"
+        "    if budget < d_out + per_unit:\n"
+        "        return 0\n"
+        "    return int((budget - d_out) // per_unit)\n"
     ),
-    P + "linear-by-hand": (
-        "def linear_forward(x, weight, bias):\n"
-        "    return torch.addmm(bias, x, weight.t())\n"
+    P + "merge-linear": (
+        "def merge_linears(first, second):\n"
+        "    merged = nn.Linear(first.in_features, second.out_features)\n"
+        "    weight = (first.weight.T @ second.weight.T).T\n"
+        "    bias = second(first.bias.unsqueeze(0)).squeeze(0)\n"
+        "    merged.weight = nn.Parameter(weight.detach().clone())\n"
+        "    merged.bias = nn.Parameter(bias.detach().clone())\n"
+        "    return merged\n"
     ),
     P + "quiz-dropout-value": "answer_dropout_value = 1 / (1 - 0.2)\n",
     P + "quiz-eval-freezes": "answer_eval_freezes = bool(0)\n",
     P + "predict": (
         "def predict(model, x):\n"
-        "    mode = model.training\n"
+        "    saved = [(m, m.training) for m in model.modules()]\n"
         "    try:\n"
         "        model.train(False)\n"
         "        with torch.inference_mode():\n"
         "            return model(x)\n"
         "    finally:\n"
-        "        model.train(mode)\n"
+        "        for m, flag in saved:  # parents first: each call resets a subtree, children come after\n"
+        "            m.train(flag)\n"
     ),
-    P + "load-safely": (
-        "def load_weights(path, make_model):\n"
-        "    state = torch.load(path, map_location='cpu', weights_only=True)\n"
-        "    model = make_model()\n"
-        "    model.load_state_dict(state, strict=True)\n"
-        "    return model.train(False)\n"
+    P + "load-checkpoint": (
+        "def load_checkpoint(path):\n"
+        "    torch.serialization.add_safe_globals([TrainConfig])\n"
+        "    checkpoint = torch.load(path, map_location='cpu')\n"
+        "    prefix = '_orig_mod.'\n"
+        "    state = {k[len(prefix):] if k.startswith(prefix) else k: v\n"
+        "             for k, v in checkpoint['model'].items()}\n"
+        "    model = make_model(checkpoint['config'])\n"
+        "    missing, unexpected = model.load_state_dict(state, strict=False)\n"
+        "    if missing or unexpected:\n"
+        "        raise KeyError(f'checkpoint does not match the model: {missing} {unexpected}')\n"
+        "    return model.eval(), int(checkpoint['epoch'])\n"
     ),
     P + "freeze": (
         "def freeze_all_but_last(model):\n"
@@ -251,16 +410,18 @@ ALTERNATIVE = {
         "class GatedLinear(nn.Module):\n"
         "    def __init__(self, d_in, d_out):\n"
         "        super().__init__()\n"
-        "        scale = d_in ** -0.5\n"
-        "        self.weight_value = nn.Parameter(scale * torch.randn(d_out, d_in))\n"
-        "        self.weight_gate = nn.Parameter(scale * torch.randn(d_out, d_in))\n"
+        "        self.weight_value = nn.Parameter(torch.empty(d_out, d_in))\n"
+        "        self.weight_gate = nn.Parameter(torch.empty(d_out, d_in))\n"
+        "        for w in (self.weight_value, self.weight_gate):\n"
+        "            nn.init.normal_(w, std=d_in ** -0.5)\n"
         "        self.bias_value = nn.Parameter(torch.zeros(d_out))\n"
         "        self.bias_gate = nn.Parameter(torch.zeros(d_out))\n\n"
         "    def forward(self, x):\n"
         "        gate = F.linear(x, self.weight_gate, self.bias_gate).sigmoid()\n"
         "        return F.linear(x, self.weight_value, self.bias_value) * gate\n"
     ),
-    P + "quiz-relu-depth": "answer_relu_depth = 'smaller'\n",
+    P + "quiz-relu-depth": "answer_relu_depth = 'small' + 'er'\n",
+    P + "quiz-grad-depth": "answer_grad_depth = 'smaller'\n",
     P + "hook-means": (
         "def output_means(model, x):\n"
         "    outputs = {}\n"
@@ -268,11 +429,21 @@ ALTERNATIVE = {
         "                   lambda m, i, o, key=name: outputs.__setitem__(key, o))\n"
         "               for name, child in model.named_children()]\n"
         "    try:\n"
-        "        with torch.no_grad():\n"
+        "        with torch.inference_mode():\n"
         "            model(x)\n"
         "    finally:\n"
         "        for h in handles:\n"
         "            h.remove()\n"
         "    return {k: float(v.mean()) for k, v in outputs.items()}\n"
+    ),
+    P + "init-relu": (
+        "def kaiming_init_(model):\n"
+        "    for m in model.modules():\n"
+        "        if isinstance(m, nn.Linear):\n"
+        "            with torch.no_grad():\n"
+        "                bound = (6 / m.in_features) ** 0.5  # uniform: std = bound/√3\n"
+        "                m.weight.uniform_(-bound, bound)\n"
+        "                m.bias.zero_()\n"
+        "    return model\n"
     ),
 }
