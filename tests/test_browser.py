@@ -16,9 +16,11 @@ rest untouched). For each notebook:
   short message with no traceback frames and no misconception marker, and the wrong answers'
   misconceptions are named (point 5); no other cell fails.
 
-nbgrader's Validate passes the completed notebook and names each failing test cell of the
-untouched one in a readable dialog. The lab shows a student Validate and none of nbgrader's
-instructor tools, no news pop-up, and its server log no errors (point 7). The page may only
+nbgrader's Validate (the course's: helpers/validate.py) passes the completed notebook; for the
+untouched one it leads with one line per failing test cell, the exercise's name and its
+message, no test code, and the half-done copy's wrong answers are named by their
+misconceptions. The lab shows a student Validate and none of nbgrader's instructor tools, no
+news pop-up, and its server log no errors (point 7). The page may only
 talk to 127.0.0.1: any other request is aborted, recorded, and fails the test.
 
 Screenshots go to $COURSE_SCREENSHOTS (default artifacts/screenshots/, gitignored).
@@ -73,15 +75,6 @@ def explore_calls(nb) -> int:
                 continue
             count += len(EXPLORE_CALL.findall(code))
     return count
-
-
-def test_cells_sources(nb) -> list[str]:
-    """Sources of nbgrader's autograded test cells."""
-    return [c.source for c in nb.cells
-            if c.cell_type == "code" and c.get("metadata", {}).get("nbgrader", {}).get("grade")]
-
-
-test_cells_sources.__test__ = False  # a helper, not a pytest test
 
 
 @pytest.fixture(scope="module")
@@ -553,22 +546,40 @@ def submissions_read(path: Path):
     return nbformat.read(str(path), as_version=4)
 
 
-def validate(page) -> tuple[str, str]:
-    """Press nbgrader's Validate toolbar button; return (result class, dialog text)."""
+VALIDATION_ENTRIES = """el => {
+    // nbgrader's dialog: for each failing cell a heading, then the cell's "source" box and
+    // its "error" box (the course's Validate puts the exercise's name and the message there)
+    const out = [];
+    for (const p of el.querySelectorAll('p')) {
+        if (!p.textContent.includes('The following cell failed')) continue;
+        const first = p.parentElement.nextElementSibling;
+        const second = first && first.nextElementSibling;
+        out.push([first ? first.innerText.trim() : '', second ? second.innerText.trim() : '']);
+    }
+    return out;
+}"""
+
+
+def validate(page, shot: str | None = None) -> tuple[str, str, list]:
+    """Press nbgrader's Validate toolbar button; return (result class, dialog text, [(first
+    box, second box) for each failing cell]); a screenshot of the dialog if ``shot``."""
     page.locator(".validate-button").first.click()
     message = page.locator("#validation-message")
     message.wait_for(timeout=VALIDATE_MS)
     classes = message.get_attribute("class") or ""
     text = message.inner_text()
+    entries = message.evaluate(VALIDATION_ENTRIES)
+    if shot:
+        shoot(page, shot)
     page.locator(".jp-Dialog .jp-mod-accept").click()
-    return classes, text
+    return classes, text, entries
 
 
 def test_validate_completed_notebook_passes(lab):
     stem = STEMS[0]
     context, page, panel, blocked = lab.open(f"completed/{stem}.ipynb", f"validate-{stem}")
     try:
-        classes, text = validate(page)
+        classes, text, _ = validate(page)
         assert "validation-success" in classes, f"Validate did not pass the reference answers:\n{text}"
         assert "passes all the tests" in text
         assert not blocked, f"non-local requests: {blocked}"
@@ -577,28 +588,50 @@ def test_validate_completed_notebook_passes(lab):
         lab.server.shutdown_kernels()
 
 
-def test_validate_untouched_release_names_failures(lab):
+def test_validate_leads_with_one_line_per_failing_cell(lab):
+    """The untouched release: every test cell fails, each as its exercise's name and one
+    "Not answered yet" line, said once; no test code, no marker, no traceback frame. A
+    half-done copy: each wrong answer's line names its misconception."""
+    from helpers import verdicts
+
     stem = STEMS[0]
     released = submissions_read(lab.root / "untouched" / f"{stem}.ipynb")
-    tests = test_cells_sources(released)
-    assert tests, f"{stem} has no autograded test cells"
+    names = [v.name for v in verdicts.verdicts(released)]
+    assert names, f"{stem} has no autograded test cells"
     context, page, panel, blocked = lab.open(f"untouched/{stem}.ipynb", f"validate-untouched-{stem}")
     try:
-        classes, text = validate(page)
+        classes, text, entries = validate(page, shot=f"validate-untouched-{stem}")
         assert "validation-failed" in classes, f"Validate did not fail the untouched release:\n{text}"
-        assert text.count("The following cell failed") == len(tests), text
-        for source in tests:
-            first_line = source.strip().splitlines()[0]
-            assert first_line in text, f"the dialog does not name the failing test {first_line!r}:\n{text}"
-        # readable: each failure is the cell and one line, no traceback frames
-        assert text.count("Not answered yet") >= len(tests), text  # Validate prints it twice
-        # (the dialog quotes each cell's source, whose messages carry [mc:] markers)
-        assert not any(sign in text for sign in FRAME_SIGNS if sign != "[mc:"), \
-            f"the dialog shows traceback frames:\n{text}"
+        assert [name for name, _ in entries] == [f"{n} ({p})" for n, p in zip(names, _points(released))], \
+            f"the failing cells are not named by their exercises:\n{text}"
+        for name, message in entries:
+            assert message.startswith("Not answered yet") and "\n" not in message, (name, message)
+        assert text.count("Not answered yet") == len(names), f"a message is repeated:\n{text}"
+        assert "checks." not in text and not any(sign in text for sign in FRAME_SIGNS), \
+            f"the dialog shows test code, a marker or traceback frames:\n{text}"
+        assert len(text) < 200 * len(names), f"{len(text)} characters for {len(names)} cells"
         assert not blocked, f"non-local requests: {blocked}"
     finally:
         context.close()
         lab.server.shutdown_kernels()
+    if isinstance(lab.phrases.get(stem), Exception) or not lab.phrases.get(stem):
+        pytest.fail(f"{stem}: no wrong answers to validate: {lab.phrases.get(stem)}")
+    context, page, panel, blocked = lab.open(f"student/{stem}.ipynb", f"validate-student-{stem}")
+    try:
+        classes, text, entries = validate(page, shot=f"validate-student-{stem}")
+        said = " ".join(" ".join(message.split()) for _, message in entries).lower()
+        for grade_id, phrase in lab.phrases[stem].items():
+            assert phrase.lower() in said, f"{grade_id}: Validate does not say {phrase!r}:\n{text}"
+        assert not any(sign in text for sign in FRAME_SIGNS), f"frames or markers:\n{text}"
+    finally:
+        context.close()
+        lab.server.shutdown_kernels()
+
+
+def _points(nb) -> list[str]:
+    points = [c.metadata.nbgrader.points for c in nb.cells if c.cell_type == "code"
+              and c.metadata.get("nbgrader", {}).get("grade") and not c.metadata.nbgrader.get("solution")]
+    return [f"{p:g} point{'s' if p != 1 else ''}" for p in points]
 
 
 INSTRUCTOR_TOOLS = ("Formgrader", "Create Assignment", "Assignment List", "Course List", "Nbgrader")

@@ -24,6 +24,7 @@ FILENAME = "nbgrader_config.py"
 SCRUBBER = "graders.feedback.scrub.ScrubHiddenTests"
 BANNER = "graders.feedback.banner.StatusBanner"
 TAGGER = "graders.course.student_copy.TagCellsThatMayFail"
+MARKERS = "graders.course.student_copy.ClearMarkers"
 
 LOCAL_ROOT = 'c.CourseDirectory.root = __file__.rsplit("/", 1)[0]'
 LOCAL_EXCHANGE = 'c.Exchange.root = c.CourseDirectory.root + "/exchange"'
@@ -47,7 +48,8 @@ c.ExchangeFactory.release_assignment = "graders.course.exchange.PublishingReleas
 # The per-cell time limit of autograding (notebooks that train small models need more than
 # nbgrader's 30 s); `course autograde --cell-timeout` overrides it for one run.
 c.Execute.timeout = 120
-# The student copy tags answer and test cells raises-exception, so Run All goes past them.
+# The student copy tags answer and test cells raises-exception, so Run All goes past them,
+# and its test cells show no misconception markers (they are for `course report`).
 c.GenerateAssignment.preprocessors = [
     "nbgrader.preprocessors.IncludeHeaderFooter", "nbgrader.preprocessors.InstantiateTests",
     "nbgrader.preprocessors.LockCells", "nbgrader.preprocessors.ClearSolutions",
@@ -55,7 +57,7 @@ c.GenerateAssignment.preprocessors = [
     "nbgrader.preprocessors.ComputeChecksums", "nbgrader.preprocessors.SaveCells",
     "nbgrader.preprocessors.ClearHiddenTests", "nbgrader.preprocessors.ClearMarkScheme",
     "nbgrader.preprocessors.ComputeChecksums", "nbgrader.preprocessors.CheckCellMetadata",
-    "{TAGGER}",
+    "{MARKERS}", "{TAGGER}",
 ]
 # Feedback (from `course feedback` and from the formgrader alike): hidden tests' code and
 # misconception markers removed, the grading status on top.
@@ -119,11 +121,13 @@ class Course:
             self._missing("Exchange.root", "the formgrader's Release/Collect would look for "
                           "nbgrader's default exchange")
             self.config.Exchange.root = str(self.dir / "exchange")
-        if TAGGER not in map(_name, self.config.GenerateAssignment.get("preprocessors", [])):
+        listed = list(map(_name, self.config.GenerateAssignment.get("preprocessors", [])))
+        if TAGGER not in listed or MARKERS not in listed:
             from nbgrader.converters import GenerateAssignment
             steps = list(self.config.GenerateAssignment.get(
                 "preprocessors", GenerateAssignment.class_traits()["preprocessors"].default()))
-            self.config.GenerateAssignment.preprocessors = steps + [TAGGER]
+            self.config.GenerateAssignment.preprocessors = steps + [
+                step for step in (MARKERS, TAGGER) if step not in listed]
         feedback = list(map(_name, self.config.GenerateFeedback.get("preprocessors", [])))
         if SCRUBBER not in feedback or BANNER not in feedback:
             self._missing("GenerateFeedback.preprocessors (the scrubber and the status banner)",

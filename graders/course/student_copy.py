@@ -1,4 +1,5 @@
-"""The student copy's cells that may fail are tagged ``raises-exception``.
+"""The student copy's extra release steps: cells that may fail are tagged
+``raises-exception``; test cells lose their misconception markers.
 
 An untouched student copy has a ``raise NotImplementedError()`` in every answer cell, and its
 test cells fail until the answers are written. JupyterLab sends a cell tagged
@@ -9,13 +10,21 @@ nbgrader executes every cell whatever its tags, and a test cell that fails still
 
 nbgrader's ``ClearSolutions.code_stub`` stays its default (``raise NotImplementedError()``):
 an answer cell must fail until it is answered, or Validate would pass it.
+
+A test cell's messages carry ``[mc:identifier]`` markers for the instructor's report; on the
+student's screen (the cell's code, Validate) they are noise, so the student copy's test cells
+are written without them (``ClearMarkers``, with the cell's checksum recomputed: Validate and
+the integrity check compare against it). Grading keeps them: autograde restores test cells
+from the gradebook, which holds the instructor's version.
 """
 
 from __future__ import annotations
 
 from nbgrader.converters import GenerateAssignment
 from nbgrader.preprocessors import NbGraderPreprocessor
-from nbgrader.utils import is_grade, is_solution
+from nbgrader.utils import compute_checksum, is_grade, is_solution
+
+from helpers.misconceptions import MARKER
 
 TAG = "raises-exception"
 
@@ -31,7 +40,21 @@ class TagCellsThatMayFail(NbGraderPreprocessor):
         return cell, resources
 
 
+class ClearMarkers(NbGraderPreprocessor):
+    """Remove ``[mc:...]`` markers from test cells (code, graded, not answers)."""
+
+    def preprocess_cell(self, cell, resources, index):
+        if cell.cell_type == "code" and is_grade(cell) and not is_solution(cell):
+            clean = MARKER.sub("", cell.source)
+            if clean != cell.source:
+                cell.source = clean
+                if "checksum" in cell.metadata.get("nbgrader", {}):
+                    cell.metadata.nbgrader.checksum = compute_checksum(cell)
+        return cell, resources
+
+
 def preprocessors() -> list:
-    """generate_assignment's own preprocessors, then the tagging (tags are not checksummed).
-    The course's nbgrader_config.py lists the same (graders.course.config)."""
-    return list(GenerateAssignment.class_traits()["preprocessors"].default()) + [TagCellsThatMayFail]
+    """generate_assignment's own preprocessors, then the markers cleared and the tagging
+    (tags are not checksummed). The course's nbgrader_config.py lists the same
+    (graders.course.config)."""
+    return list(GenerateAssignment.class_traits()["preprocessors"].default()) + [ClearMarkers, TagCellsThatMayFail]

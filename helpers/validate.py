@@ -1,0 +1,126 @@
+"""The student's Validate button, leading with the reason: one line per failing test cell.
+
+nbgrader's Validator reports each failing cell as its whole source (20-40 lines of test
+code, [mc:] markers included) followed by the error, which our checks render once more; for
+a notebook with a dozen unanswered exercises that was 12,000 characters in a 375-px box.
+``CourseValidator`` (a Validator, configured like one: traitlets, lab/nbgrader_config.py)
+runs the same preprocessors and judges the same cells, then reports each failing cell as
+the exercise's name and the message a student reads (helpers.verdicts): the test's code
+stays in the notebook, where the student can scroll to it.
+
+nbgrader's Validate front end shows, for each failing cell, a heading, the cell's ``source``
+(as text, unwrapped) and its ``error`` (as HTML); so ``source`` names the exercise and its
+points, and ``error`` is the message, as the notebook shows it.
+
+The lab (lab/jupyter_server_config.json) loads this module as a server extension in place
+of nbgrader's validate_assignment: it answers the same two URLs, with nbgrader's version
+handler and a validate handler that uses ``CourseValidator``.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import textwrap
+import traceback
+from pathlib import Path
+
+from jupyter_core.paths import jupyter_config_path
+from jupyter_server.utils import url_path_join
+from nbgrader.apps import NbGrader
+from nbgrader.nbgraderformat import SchemaTooNewError, SchemaTooOldError
+from nbgrader.server_extensions.validate_assignment.handlers import (
+    NbGraderVersionHandler,
+    ValidateAssignmentHandler,
+)
+from nbgrader.validator import Validator
+from traitlets import Bool
+
+from helpers import rerun, verdicts
+
+
+class CourseValidator(Validator):
+    """nbgrader's Validator whose failures are one line each, in words."""
+
+    one_line = Bool(True, help="Report each failing cell as its exercise's name and message "
+                               "(False: nbgrader's source-and-traceback report)").tag(config=True)
+
+    def _preprocess(self, nb):
+        self._executed = super()._preprocess(nb)
+        return self._executed
+
+    def validate(self, filename: str) -> dict:
+        results = super().validate(filename)
+        if not self.one_line or "failed" not in results:
+            return results
+        nb = self._executed
+        failed = {id(cell) for cell in self._get_failed_cells(nb)}
+        said = {v.grade_id: v for v in verdicts.verdicts(nb)}
+        results["failed"] = [_entry(cell, said.get(cell.metadata.nbgrader.get("grade_id", "")))
+                             for cell in nb.cells if id(cell) in failed]
+        return results
+
+
+NAME_WIDTH = 76  # characters: the dialog shows ``source`` unwrapped, in a box about this wide
+LABELS = {"Not answered yet": "#8a6d00", "Check failed": "#b00020"}
+
+
+def _entry(cell, verdict) -> dict:
+    """One failing cell as nbgrader's front end shows it: ``source`` (plain text, in a box
+    that does not wrap) names the exercise and its points; ``error`` (HTML) is the message,
+    its label coloured as the notebook shows it, wrapped to the dialog's width."""
+    if verdict is None:  # a failing cell that is not a test cell (validate_all)
+        name = f"The cell that begins “{rerun.first_line(cell.source)}”"
+        message = verdicts.cell_message(cell) or "This cell failed."
+    else:
+        points = f"{verdict.points:g} point{'s' if verdict.points != 1 else ''}"
+        name = f"{verdict.name} ({points})"
+        message = verdict.message or "Partial credit: some of its checks passed, not all."
+    label = next((k for k in LABELS if message.startswith(k)), None)
+    body = html.escape(message)
+    if label:
+        body = (f"<b style='color:{LABELS[label]}'>{html.escape(label)}</b>"
+                f"{html.escape(message[len(label):])}")
+    return {"source": "\n".join(textwrap.wrap(name, NAME_WIDTH)) or name,
+            "error": f"<span style='white-space: normal'>{body}</span>",
+            "raw_error": message}
+
+
+class CourseValidateHandler(ValidateAssignmentHandler):
+    """nbgrader's validate handler, with CourseValidator."""
+
+    def validate_notebook(self, path):
+        root = Path(self.root_dir).resolve()
+        target = (root / path).resolve()
+        if not target.is_relative_to(root):
+            from tornado import web
+            raise web.HTTPError(403, "Access denied: path outside allowed directory")
+        paths = [os.getcwd(), *jupyter_config_path()]
+        app = NbGrader()
+        app.config_file_paths.append(paths)
+        app.load_config_file()
+        try:
+            return {"success": True, "value": CourseValidator(config=app.config).validate(str(target))}
+        except SchemaTooOldError:
+            reason = (f"The notebook {target.name} uses an old version of nbgrader's metadata: "
+                      f"back it up, then run: nbgrader update {target.name}")
+        except SchemaTooNewError:
+            reason = (f"The notebook {target.name} uses a newer version of nbgrader's metadata "
+                      "than this lab's nbgrader: update nbgrader.")
+        except Exception as error:  # the student's Validate says why, the log keeps the rest
+            self.log.error(traceback.format_exc())
+            reason = f"Validate could not run: {type(error).__name__}: {error}"
+        return {"success": False, "value": reason}
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "helpers.validate"}]
+
+
+def _load_jupyter_server_extension(serverapp) -> None:
+    web_app = serverapp.web_app
+    web_app.settings["root_dir"] = serverapp.root_dir
+    base = web_app.settings["base_url"]
+    web_app.add_handlers(".*$", [(url_path_join(base, r"/assignments/validate"), CourseValidateHandler),
+                                 (url_path_join(base, r"/nbgrader_version"), NbGraderVersionHandler)])
+    serverapp.log.info("Validate: one line per failing cell (helpers.validate)")
