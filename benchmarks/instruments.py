@@ -29,7 +29,10 @@ INSTRUMENTS = [
     # measures while it updates: eager only here, so the row is the instrument's own cost
     ("speedup explorer (eager)", "helpers.bench", {"size": 2**14, "compile": False}),
     ("loop anatomy", "helpers.loop_anatomy", {}),
-    ("live loss curves (trains)", "helpers.loss_curves", {}),
+    # trains: a setting already run is answered from the instrument's cache (the median
+    # here), a new one trains (cache=False: every update trains, what a first visit costs)
+    ("live loss curves (cached)", "helpers.loss_curves", {}),
+    ("live loss curves (trains)", "helpers.loss_curves", {"cache": False}),
     ("DataLoader explorer", "helpers.data", {}),
     ("DataLoader (N=10000, B=128)", "helpers.data", {"n": 10_000, "batch_size": 128}),
     ("DataLoader (distributed)", "helpers.data", {"sampler": "distributed", "world_size": 4}),

@@ -264,7 +264,8 @@ def run(optimizer: str = "SGD", lr: float = 0.1, hidden: str = "64", epochs: int
         scheduler = make_scheduler(schedule, opt, total)
         named = "" if schedule == "constant" else f" {schedule}"
         history = fit(model, opt, data, int(epochs), batch_size, seed, callback,
-                      label=f"{optimizer}, lr {lr:.3g}{named}, hidden {sizes or 'none'}",
+                      label=f"{optimizer}, lr {lr:.3g}{named}, hidden "
+                            f"{', '.join(map(str, sizes)) or 'none'}",
                       scheduler=scheduler)
     finally:
         torch.set_num_threads(threads)
