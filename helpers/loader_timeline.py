@@ -32,8 +32,8 @@ from .datasets import cpu_count, worker_trouble
 
 COSTS = ("waiting", "computing")
 MAX_WORKERS = 4
-MAX_ITEM_MS = 50
-MAX_STEP_MS = 100
+MAX_ITEM_MS = 20
+MAX_STEP_MS = 50
 PREFETCH_CHOICES = (None, 1, 2, 4)
 SHUTDOWN_SHOWN_MS = 0.5   # the end of an epoch shorter than this is not drawn as a stop
 
@@ -285,10 +285,13 @@ def check(settings: Settings) -> None:
         raise ValueError(f"step ms = {s.step_ms}: choose 0 to {MAX_STEP_MS} ms per step.")
 
 
-def explore_model(num_workers: int = 2, prefetch_factor: int | None = None,
+def explore_model(num_workers: int = 2, prefetch_factor: int | str | None = None,
                   persistent_workers: bool = False, cost: str = "waiting", item_ms: float = 10,
                   step_ms: float = 10) -> Timeline:
-    """Check the settings, measure a run, and model it (what the explorer calls)."""
+    """Check the settings, measure a run, and model it (what the explorer calls).
+    ``prefetch_factor`` "default" (the dropdown's word) or None: DataLoader's default."""
+    if prefetch_factor == "default":
+        prefetch_factor = None
     settings = Settings(num_workers=num_workers, prefetch_factor=prefetch_factor,
                         persistent_workers=persistent_workers, cost=cost, item_ms=item_ms,
                         step_ms=step_ms)
@@ -422,8 +425,10 @@ def explore(num_workers: int = 2, prefetch_factor: int | None = None,
     controls = {
         "num_workers": widgets.IntSlider(value=num_workers, min=0, max=MAX_WORKERS,
                                          description="num_workers", style=wide),
+        # "default", not None: a Dropdown whose value is None shows an empty box
         "prefetch_factor": widgets.Dropdown(
-            options=[("default", None), ("1", 1), ("2", 2), ("4", 4)], value=prefetch_factor,
+            options=[("default", "default"), ("1", 1), ("2", 2), ("4", 4)],
+            value="default" if prefetch_factor is None else prefetch_factor,
             description="prefetch_factor", style=wide, layout=widgets.Layout(width="230px")),
         "persistent_workers": widgets.Checkbox(value=persistent_workers,
                                                description="persistent_workers", indent=False,

@@ -723,7 +723,7 @@ for _n, _b in [(64, 8), (37, 5), (3, 8), (1, 1), (50, 50)]:
 # |---|---|---|
 # | `num_workers=k` | k batches prepared in parallel with training | k processes to start every epoch; each batch travels back through a queue (its tensors through shared memory) |
 # | `persistent_workers=True` | workers kept alive between epochs (no restart) | their memory stays in use; the dataset object in them is not refreshed |
-# | `prefetch_factor=p` | each worker may have p batches requested ahead (default 2) | memory for the batches loaded ahead |
+# | `prefetch_factor=p` | batches loaded ahead of the loop (default p = 2) | memory to hold them |
 # | `pin_memory=True` | faster, asynchronous copies to a CUDA GPU (section 11) | page-locked host memory; no use without a GPU |
 # | `timeout=s` | a worker that does not answer in s seconds raises an error instead of hanging | needs `num_workers > 0` |
 #
@@ -740,8 +740,9 @@ with checks.expect_error(AssertionError, ValueError):
 # `worker_init_fn` are pickled, and pickle stores a class or a function **by reference**:
 # its module and its name, imported again in the worker. A class defined in a notebook
 # belongs to the module `__main__`, which a spawned worker cannot import. That is why the
-# worker-side classes of this page live in `helpers/datasets.py`; the code you write in the
-# exercises below runs in workers here because this machine forks them:
+# worker-side classes of this page live in `helpers/datasets.py`. The code you write in the
+# exercises below is tested in this process, and runs in real workers where they are
+# forked (the start method is printed here):
 
 # %%
 print("start method here:", torch.multiprocessing.get_start_method())
@@ -769,8 +770,8 @@ print(pickle.dumps(Squares))
 #   now overlaps the steps. Epoch 2 pays the start-up again: tick `persistent_workers` and
 #   compare epoch 2's first wait in the title.
 # - Choose items that compute: the two workers and the main process's steps now need a
-#   core each at the same moments. Notice the bars stretch on this machine's cores (how
-#   many the note says), compared with items that sleep.
+#   core each at the same moments. Compare a batch's bar with the sleeping items' (same
+#   item ms): with more busy processes than free cores, they take turns and the bars stretch.
 
 # %%
 helpers.loader_timeline.explore()
@@ -790,8 +791,10 @@ quiz_ready = 4
 with checks.because("[mc:data.quiz-number] The answer is a count of batches, a whole number."):
     checks.answer("05_data-quiz-ready", quiz_ready, "quiz_ready", kind=int)
 ### BEGIN HIDDEN TESTS
-checks.expect_true(quiz_ready == 2 * 2, "[mc:data.prefetch-per-loader] Each worker may have "
-                                        "prefetch_factor batches requested ahead: 2 workers x 2.")
+_two = DataLoader(range(24), batch_size=4, num_workers=2)   # torch's default prefetch_factor
+checks.expect_true(quiz_ready == _two.prefetch_factor * _two.num_workers,
+                   "[mc:data.prefetch-per-loader] Each worker may have prefetch_factor batches "
+                   "requested ahead of the loop: 2 workers x 2.")
 ### END HIDDEN TESTS
 
 # %% wrong 05_data-quiz-ready
@@ -818,8 +821,8 @@ helpers.loader_timeline.explore(num_workers=2, item_ms=1, step_ms=40)
 # %% [markdown]
 # Compare the highest count in the bottom strip (its label says it) with your answer. The
 # loader keeps at most `prefetch_factor` batches per worker requested beyond what the loop
-# has taken; when the step is slow they are all done and wait. Set `prefetch_factor` to 4
-# or 3 workers and check that the count follows. Prefetching hides how long *one* batch
+# has taken; when the step is slow they are all done and wait. Set `prefetch_factor` to 1,
+# or `num_workers` to 1, and check that the count follows. Prefetching hides how long *one* batch
 # takes, but it cannot make the workers produce batches faster than they can: with slow
 # items, the strip stays at 0 and the loop waits (red) however large `prefetch_factor` is.
 #
@@ -879,8 +882,9 @@ with helpers.datasets.workers_explained():
 # Compare with your answer: batch 0 and batch 1 carry the same noise, and so do 2 and 3.
 # The noise also repeats across epochs, because each epoch starts its workers afresh from
 # the same copy. Why: in each worker the loader seeds torch's, Python's and NumPy's
-# *global* generators with seeds of its own, made from a base seed it draws once per epoch
-# (from the loader's `generator=` when you give one) plus the worker id. `get_worker_info()`,
+# *global* generators with seeds of its own, made from a base seed it draws each time it
+# starts its workers (every epoch, unless they are kept), from the loader's `generator=`
+# when you give one, plus the worker id. `get_worker_info()`,
 # called inside a worker, tells that worker who it is; `dataset` is that worker's own copy.
 # What each worker knows, live:
 
@@ -1581,7 +1585,7 @@ def median_update_ms(explorer, repeat=3):
     return sorted(times)[len(times) // 2]
 
 
-print(f"DataLoader explorer: median update (model + draw) {median_update_ms(helpers.data.explore()):.0f} ms")
-print(f"timeline view (measures a real DataLoader run): median update "
-      f"{median_update_ms(helpers.loader_timeline.explore()):.0f} ms")
+for label, make in [("DataLoader explorer", helpers.data.explore),
+                    ("timeline view (it measures a real DataLoader run)", helpers.loader_timeline.explore)]:
+    print(f"{label}: median update (model + draw) {median_update_ms(make()):.0f} ms")
 print(f"this notebook ran top to bottom in {time.perf_counter() - notebook_start:.1f} s")
