@@ -14,6 +14,7 @@ Three layers:
 
 from __future__ import annotations
 
+import functools
 import inspect
 import weakref
 from collections.abc import Callable, Mapping
@@ -325,12 +326,16 @@ HEAD_PT = 9                  # arrowhead size (mutation scale)
 
 def text_width(text: str, size: float = FONT_PT) -> float:
     """Width in points of the widest line of ``text`` at ``size``, as matplotlib draws it."""
+    return max(_line_width(line, size) for line in text.split("\n"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _line_width(line: str, size: float) -> float:
+    # a slider's redraw measures the same few labels again: once each per kernel
     from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import text_to_path
 
-    prop = FontProperties(size=size)
-    return max(text_to_path.get_text_width_height_descent(line, prop, ismath=False)[0]
-               for line in text.split("\n"))
+    return text_to_path.get_text_width_height_descent(line, FontProperties(size=size), ismath=False)[0]
 
 
 @dataclass
