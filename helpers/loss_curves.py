@@ -32,6 +32,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
 from torch import nn
 
+import helpers.modes
+
 # ---------------------------------------------------------------------------- model
 
 
@@ -148,16 +150,10 @@ def evaluate(model: nn.Module, X: torch.Tensor, y: torch.Tensor,
              loss_fn=nn.functional.cross_entropy) -> tuple[float, float]:
     """Mean loss and accuracy in eval mode without a graph; every submodule's mode is
     restored as it was (a model may hold a frozen part in eval mode while it trains)."""
-    modes = [m.training for m in model.modules()]
-    model.eval()
-    try:
-        with torch.no_grad():
-            logits = model(X)
-            loss = loss_fn(logits, y).item()
-            acc = (logits.argmax(1) == y).float().mean().item()
-    finally:
-        for m, mode in zip(model.modules(), modes):
-            m.training = mode
+    with helpers.modes.evaluating(model), torch.no_grad():
+        logits = model(X)
+        loss = loss_fn(logits, y).item()
+        acc = (logits.argmax(1) == y).float().mean().item()
     return loss, acc
 
 

@@ -49,6 +49,7 @@ from tqdm.auto import tqdm
 
 import helpers.loop_anatomy
 import helpers.loss_curves
+import helpers.modes
 from helpers import checks
 
 notebook_start = time.perf_counter()
@@ -581,44 +582,41 @@ print("predicted", predicted[:8].tolist(), "true", y_val[:8].tolist(),
 
 # %% [markdown]
 # An evaluation helper is called from inside a training loop, so it must give the model
-# back as it found it (03's rule). "As it found it" means every submodule: when you
-# fine-tune, a common choice is to keep a pretrained part's batch norm in eval mode
-# (its running statistics frozen) while the rest trains. `model.train(was_training)`
-# sets *every* submodule to one mode, and so unfreezes it:
+# back as it found it: 03's rule, each submodule its own mode. It matters in practice:
+# fine-tuning often trains a model while a pretrained part's batch norm stays in eval mode
+# (its running statistics frozen), and `model.train(was_training)` would unfreeze it.
+# `helpers.modes.modes(model)` reads every submodule's flag:
 
 # %%
 torch.manual_seed(0)
 tuned = nn.Sequential(nn.Linear(64, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Linear(32, 10))
 tuned.train()
 tuned[1].eval()                            # frozen statistics while the rest trains
-
-
-def modes(model):
-    return [m.training for m in model.modules()]
-
-
-print("before evaluation:        ", modes(tuned))
+print("before evaluation:        ", helpers.modes.modes(tuned))
 was_training = tuned.training
 tuned.eval()
 tuned.train(was_training)                  # restores the top-level flag only
-print("after train(was_training):", modes(tuned))
+print("after train(was_training):", helpers.modes.modes(tuned))
 before = tuned[1].running_mean.clone()
 tuned(X_train[:64])
 print("the frozen batch norm's running mean changed on the next batch:",
       not torch.equal(before, tuned[1].running_mean))
 
 # %% [markdown]
-# Remember the mode of each submodule, `[m.training for m in model.modules()]`, and give
-# each its own back (`m.training = mode` sets one module; `m.train(mode)` would set its
-# children too). `helpers.loss_curves.evaluate` does this; run the fine-tuning setup
-# through it:
+# 03's exercise wrote the restore by hand; `helpers.modes` has it written once:
+# `with helpers.modes.evaluating(model):` runs its block in eval mode and afterwards gives
+# every submodule its own mode back, also when the block raises. `helpers.loss_curves.evaluate`
+# (the evaluation this page's training loops use) is built on it:
 
 # %%
 tuned.train()
 tuned[1].eval()
-saved = modes(tuned)
+saved = helpers.modes.modes(tuned)
+with helpers.modes.evaluating(tuned):
+    print("inside the block, any submodule training:", any(helpers.modes.modes(tuned).values()))
+print("after the block, every mode as before:", helpers.modes.modes(tuned) == saved)
 print("loss, accuracy:", helpers.loss_curves.evaluate(tuned, X_val, y_val),
-      "| every mode as before:", modes(tuned) == saved)
+      "| every mode as before:", helpers.modes.modes(tuned) == saved)
 
 # %% [markdown]
 # `.item()` turns a one-element tensor into a Python number. Keep **numbers** in your
@@ -887,13 +885,15 @@ checks.expect_close(_result[0], nn.functional.cross_entropy(_logits, y_val).item
                     rtol=1e-5, hint="[mc:eval.train-mode] The mean loss over all rows, in eval mode.")
 checks.expect_close(_result[1], (_logits.argmax(1) == y_val).float().mean().item(), "accuracy",
                     rtol=1e-5, hint="[mc:eval.percent] The fraction of rows whose largest logit is the label.")
-_still = _mode_net(5)
-_still.eval()
-with checks.explain_errors({}, "evaluate_model(a model in eval mode, ...)"):
-    evaluate_model(_still, nn.CrossEntropyLoss(), X_val, y_val)
-checks.expect_true(not any(m.training for m in _still.modules()),
-                   "[mc:eval.mode-not-restored] A model in eval mode must stay in eval mode: "
-                   "restore the modes it had, do not call model.train() at the end.")
+_nested = nn.Sequential(nn.Linear(64, 16), nn.Sequential(nn.Dropout(0.3), nn.BatchNorm1d(16)),
+                        nn.Linear(16, 10))
+with checks.explain_errors({}, "evaluate_model(...)"):
+    # from all-train, all-eval and two mixtures, nested submodules included
+    _problems = helpers.modes.mode_changes(evaluate_model, _nested, nn.CrossEntropyLoss(),
+                                           X_val, y_val)
+checks.expect_true(not _problems, "[mc:eval.mode-not-restored] evaluate_model must leave "
+                   "every submodule in the mode it had, whatever that was; "
+                   + (_problems[0] if _problems else ""))
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -2187,6 +2187,12 @@ with torch.no_grad():
 checks.expect_true(not torch.equal(_t1, _t2), "[mc:bughunt.dropout-removed] In training mode "
                    "two calls gave the same output: the architecture keeps its dropout "
                    "(p = 0.2), active while training.")
+with checks.explain_errors({}, "digit_accuracy(...)"):
+    # from all-train, all-eval and two mixtures
+    _problems = helpers.modes.mode_changes(digit_accuracy, DigitNet(), X_val, y_val)
+checks.expect_true(not _problems, "[mc:bughunt.mode-not-restored] digit_accuracy must leave "
+                   "every submodule in the mode it had, whatever that was; "
+                   + (_problems[0] if _problems else ""))
 torch.manual_seed(12)
 _fresh = DigitNet()
 train_digits(_fresh, X_train, y_train, steps=150, lr=0.01)
