@@ -41,7 +41,9 @@ torch.manual_seed(0)
 # store its gradient in `.grad`. Every result computed from it is an **intermediate**: it
 # has a `grad_fn`, the backward node that knows how to push a gradient to its inputs.
 # Tensors that do not require grad are leaves too, but nothing is recorded for them.
-# `t.requires_grad_()` switches gradient tracking on for an existing leaf, in place.
+# `t.requires_grad_()` switches gradient tracking on for an existing leaf, in place, and
+# `t.detach()` returns a tensor with `t`'s values that does not require grad (section 7
+# says more).
 
 # %%
 a = torch.tensor(2.0, requires_grad=True)
