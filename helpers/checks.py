@@ -88,6 +88,7 @@ PASS_ALL = "✔ Passes every check in this cell, the hidden ones included."
 HIDDEN_DELIMITER = "### BEGIN HIDDEN TESTS"  # nbgrader's default; the grader restores it
 
 _ran = {"checks": 0}  # checks called since the current cell started
+_shown: dict = {}  # the error the unanswered handler showed in place of this cell's own
 
 
 def _counted(check):
@@ -96,6 +97,7 @@ def _counted(check):
     def counted(*args, **kwargs):
         _ran["checks"] += 1
         return check(*args, **kwargs)
+    counted.counts = True
     return counted
 
 
@@ -108,6 +110,7 @@ def pass_line(cell_source: str, checks_ran: int, succeeded: bool) -> str | None:
 
 def _before_cell(info=None) -> None:
     _ran["checks"] = 0
+    _shown.clear()
 
 
 def _after_cell(result) -> None:
@@ -116,6 +119,12 @@ def _after_cell(result) -> None:
     _ran["checks"] = 0
     if line:
         print(line)
+    # The kernel's reply names the cell's error by its type: make it the one shown, or
+    # nbgrader's Execute (autograde, Validate), finding no output of that name, adds the
+    # reply as a second error output and every message is said twice.
+    original, shown = _shown.pop("error", (None, None))
+    if original is not None and getattr(result, "error_in_exec", None) is original:
+        result.error_in_exec = shown
 
 
 def install_pass_line() -> bool:
@@ -206,6 +215,7 @@ def _handle_unanswered(shell, etype, value, tb, tb_offset=None):
     if replacement is None:
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
     else:
+        _shown["error"] = (value, replacement)
         shell.showtraceback((CheckFailed, replacement, None))
     return None
 
@@ -446,7 +456,7 @@ def _first_line(error: BaseException) -> str:
 
 
 @contextlib.contextmanager
-def explain_errors(hints: Mapping[str, str], name: str = "your code"):
+def explain_errors(hints: Mapping[str, str], name: str = "your code"):  # counted: see below
     """Turn an exception inside the block into a CheckFailed that names the likely reason.
 
     ``hints`` maps a fragment of the error message (case-insensitive; "" matches any) to
@@ -538,3 +548,8 @@ def because(why: str):
             raise
         raise CheckFailed(f"{failure.message} {why}") from None
 
+
+# The checks whose call counts towards the pass line: a visible test calls at least one
+# (tests/test_checks.py lints every notebook's test cells for it).
+COUNTED = frozenset({name for name, value in list(globals().items()) if getattr(value, "counts", False)}
+                    | {"explain_errors"})

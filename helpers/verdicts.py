@@ -89,6 +89,13 @@ def plain(text: str) -> str:
     return " ".join(MARKER.sub("", ANSI.sub("", text)).split())
 
 
+def check_text(evalue: str) -> str:
+    """A failed check's message as the notebook shows it: "Not answered yet: …" or
+    "Check failed: …" (a CheckFailed's evalue carries the message and its marker)."""
+    text = plain(evalue)
+    return text if text.lower().startswith(("not answered yet", "check failed")) else f"Check failed: {text}"
+
+
 def cell_message(cell) -> str:
     """What a test cell's outputs say went wrong, in one paragraph: a check's message (what
     helpers.checks renders in place of a traceback), else the error's last line, else the
@@ -96,10 +103,7 @@ def cell_message(cell) -> str:
     said = []
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error" and output.get("ename") == "CheckFailed":
-            # the message itself (the feedback's scrubber leaves "CheckFailed: …" as traceback)
-            text = plain(str(output.get("evalue", "")))
-            said.append(text if text.lower().startswith(("not answered yet", "check failed"))
-                        else f"Check failed: {text}")
+            said.append(check_text(str(output.get("evalue", ""))))  # the message itself
         elif output.get("output_type") == "error":
             lines = [plain(line) for line in output.get("traceback", [])]
             lines = [line for line in lines if line]

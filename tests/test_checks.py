@@ -239,3 +239,128 @@ def test_in_a_kernel_a_passing_test_cell_says_so_and_other_cells_stay_silent():
     assert texts[2] == checks.PASS_ALL + "\n"
     assert texts[3] == "" and nb.cells[3].outputs[0].output_type == "error"
     assert texts[4] == "ValueError: shown\n" and texts[5] == "plain\n"
+
+
+def test_under_nbgrader_an_unanswered_cell_shows_its_message_once():
+    """nbgrader's Execute (autograde, Validate) adds the kernel's reply as a second error
+    output when no output has the reply's error name: the reply must name the error shown
+    ("Not answered yet", a CheckFailed), not the stub's or the NameError it replaced."""
+    import nbformat
+    from nbgrader.preprocessors import Execute
+
+    from conftest import REPO
+
+    sources = ["from helpers import checks\ndef sub(a, b):\n    raise NotImplementedError()",
+               "checks.expect_equal(sub(3, 1), 2, 'sub(3, 1)')",      # the stub, in a test cell
+               "checks.expect_equal(never_defined, 2, 'answer')",     # a name never answered
+               "checks.expect_true(True, 'x')\nassert 1 == 2, 'a plain assert with a message'"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    executed, _ = Execute(timeout=120, allow_errors=True).preprocess(
+        nb, {"metadata": {"path": str(REPO)}})
+    for cell in executed.cells[1:]:
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        assert [e.ename for e in errors] == ["CheckFailed"], (cell.source, errors)
+
+
+# --- silence is never a verdict -------------------------------------------------------------
+
+def notebook_test_cells():
+    """(stem, grade_id, visible source) of every autograded test cell of the built notebooks."""
+    import nbformat
+
+    from conftest import REPO
+
+    found = []
+    for path in sorted((REPO / "notebooks").glob("*.ipynb")):
+        for cell in nbformat.read(str(path), as_version=4).cells:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+                found.append((path.stem, meta["grade_id"], cell.source.split(checks.HIDDEN_DELIMITER)[0]))
+    return found
+
+
+def test_every_visible_test_calls_a_check_that_counts():
+    """The pass line needs a counted check in the cell: a visible test made only of plain
+    asserts, of checks.because or expect_error, or of nothing (all hidden) would stay silent
+    when it passes, which is what a correct answer would also show."""
+    import ast
+
+    silent = []
+    for _stem, grade_id, visible in notebook_test_cells():
+        called = {node.func.attr for node in ast.walk(ast.parse(visible))
+                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and isinstance(node.func.value, ast.Name) and node.func.value.id == "checks"}
+        if not called & checks.COUNTED:
+            silent.append(f"{grade_id}: calls {sorted(called) or 'no check'}")
+    assert notebook_test_cells(), "no test cells found"
+    assert not silent, ("visible tests that call none of " + ", ".join(sorted(checks.COUNTED)) + ":\n"
+                        + "\n".join(silent))
+
+
+def unlisted_wrong_answer(grade_id: str, right, choices=None):
+    """A value near the right one (one of the choices, where the question lists them) that
+    the exercise's table of known wrong answers does not list: what a student who guessed
+    differently types. None when there is none."""
+    from helpers import answers
+
+    if choices is not None:
+        candidates = list(choices)
+    elif isinstance(right, bool):
+        candidates = [not right]
+    elif isinstance(right, (int, float)):
+        candidates = [right + d for d in (1, 2, 3, -1, -2, 7)] + [-right, right * 3]
+    elif isinstance(right, tuple) and right and isinstance(right[0], (int, float)) and not isinstance(right[0], bool):
+        candidates = [(right[0] + d, *right[1:]) for d in (1, 2, 3, 7)]
+    else:
+        return None
+    return next((v for v in candidates if v != right and answers.known_wrong(grade_id, v) is None), None)
+
+
+def test_a_wrong_answer_the_visible_test_does_not_know_hears_the_honest_pass_line():
+    """Every quiz answered through checks.answer, given a wrong value its table does not list
+    (01's quiz_offset = 9, 04's answer_sgd_theta = 1.0 were silent before), ends its test cell
+    with the pass line that says the hidden checks are still to come: never with nothing."""
+    import ast
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    from conftest import REPO
+
+    cells, tried = [nbformat.v4.new_code_cell("import math\nimport torch\nfrom helpers import checks")], []
+    for stem, grade_id, visible in notebook_test_cells():
+        calls = [n for n in ast.walk(ast.parse(visible)) if isinstance(n, ast.Call)
+                 and isinstance(n.func, ast.Attribute) and n.func.attr == "answer"]
+        if not calls or not isinstance(calls[0].args[2], ast.Constant):
+            continue
+        quiz, name = calls[0].args[0].value, calls[0].args[2].value
+        source = nbformat.read(str(REPO / "notebooks" / f"{stem}.ipynb"), as_version=4)
+        solution = next(c.source for c in source.cells if c.get("metadata", {}).get("nbgrader", {})
+                        .get("grade_id") == quiz)
+        assigned = [n.value for n in ast.walk(ast.parse(solution)) if isinstance(n, ast.Assign)
+                    and [getattr(t, "id", None) for t in n.targets] == [name]]
+        try:
+            right = ast.literal_eval(assigned[0]) if assigned else None
+        except ValueError:
+            continue
+        given = {k.arg: k.value for k in calls[0].keywords}
+        try:
+            choices = ast.literal_eval(given["choices"]) if "choices" in given else None
+        except ValueError:
+            continue
+        wrong = unlisted_wrong_answer(quiz, right, choices)
+        if wrong is None:
+            continue
+        tried.append((grade_id, name, wrong))
+        cells += [nbformat.v4.new_code_cell(f"{name} = {wrong!r}"), nbformat.v4.new_code_cell(visible)]
+    assert len(tried) >= 6, f"too few quizzes to try: {tried}"
+    nb = nbformat.v4.new_notebook(cells=cells)
+    NotebookClient(nb, kernel_name="python3", timeout=120, allow_errors=True,
+                   resources={"metadata": {"path": str(REPO)}}).execute()
+    tests = nb.cells[2::2]
+    shown = {g: "".join(o.get("text", "") + "\n".join(o.get("traceback", [])) for o in cell.outputs)
+             for (g, _, _), cell in zip(tried, tests)}
+    silent = {g: text for g, text in shown.items() if text != checks.PASS_VISIBLE + "\n"}
+    assert not silent, (f"of {len(tried)} quizzes given an unlisted wrong answer, these did not "
+                        f"end with the pass line: {silent}")

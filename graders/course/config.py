@@ -23,6 +23,8 @@ COURSE_ID = "torch-mental-model"
 FILENAME = "nbgrader_config.py"
 SCRUBBER = "graders.feedback.scrub.ScrubHiddenTests"
 BANNER = "graders.feedback.banner.StatusBanner"
+SUMMARY = "graders.feedback.summary.FeedbackSummary"
+GET_GRADES = "nbgrader.preprocessors.GetGrades"
 TAGGER = "graders.course.student_copy.TagCellsThatMayFail"
 MARKERS = "graders.course.student_copy.ClearMarkers"
 
@@ -60,11 +62,16 @@ c.GenerateAssignment.preprocessors = [
     "{MARKERS}", "{TAGGER}",
 ]
 # Feedback (from `course feedback` and from the formgrader alike): hidden tests' code and
-# misconception markers removed, the grading status on top.
+# misconception markers removed, the grading status on top, then a summary of every exercise
+# (its name, score and, for lost points, what its checks said) in place of nbgrader's list.
 c.GenerateFeedback.preprocessors = [
     "{SCRUBBER}", "{BANNER}",
-    "nbgrader.preprocessors.GetGrades", "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+    "{GET_GRADES}", "{SUMMARY}", "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+import graders.feedback.summary  # noqa: E402
+c.HTMLExporter.template_name = graders.feedback.summary.TEMPLATE
+c.HTMLExporter.template_file = graders.feedback.summary.TEMPLATE_FILE
+c.HTMLExporter.extra_template_basedirs = graders.feedback.summary.template_dirs()
 # Limits of `course autograde` per submission (flags of the same name override these):
 # c.Limits.memory_mb = 2048
 # c.Limits.notebook_timeout_s = 600
@@ -136,6 +143,7 @@ class Course:
             steps = feedback or list(map(_name, GenerateFeedback.class_traits()["preprocessors"].default()))
             self.config.GenerateFeedback.preprocessors = (
                 [SCRUBBER, BANNER] + [s for s in steps if s not in (SCRUBBER, BANNER)])
+        self._feedback_summary()
         # nbconvert validates the whole notebook after each of autograde's preprocessors (13
         # schema checks, about 45 ms of the main process per submission); once, after the
         # last, is enough to refuse a malformed result. A value in the file wins.
@@ -149,6 +157,21 @@ class Course:
         if ignored:
             self.notes.append(f"Execute.{', Execute.'.join(ignored)} not used: `course autograde` "
                               "executes in its own sandboxed runner (Execute.timeout and c.Limits.* apply)")
+
+    def _feedback_summary(self) -> None:
+        """The page's summary (graders.feedback.summary), for a course file written before it:
+        its step after GetGrades and its template."""
+        from graders.feedback import summary
+        steps = list(map(_name, self.config.GenerateFeedback.preprocessors))
+        if SUMMARY not in steps:
+            self._missing("the feedback summary (GenerateFeedback and HTMLExporter settings)",
+                          "feedback pages would list 'Test cell' scores without names or reasons")
+            at = steps.index(GET_GRADES) + 1 if GET_GRADES in steps else len(steps)
+            self.config.GenerateFeedback.preprocessors = steps[:at] + [SUMMARY] + steps[at:]
+        if "template_name" not in self.config.HTMLExporter:
+            self.config.HTMLExporter.template_name = summary.TEMPLATE
+            self.config.HTMLExporter.template_file = summary.TEMPLATE_FILE
+            self.config.HTMLExporter.extra_template_basedirs = summary.template_dirs()
 
     @property
     def db_url(self) -> str:

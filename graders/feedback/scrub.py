@@ -7,7 +7,8 @@ print ``inspect.stack()`` or ``get_ipython().history``. So, before rendering:
 - each hidden block in a cell's source becomes a one-line placeholder (the block is what
   nbgrader's ClearHiddenTests removes from the release: the lines from one containing its
   ``begin_test_delimeter`` to one containing its ``end_test_delimeter``, as the course configures them);
-- each error output is reduced to ``ename: evalue`` (no traceback frames);
+- each error output is reduced to ``ename: evalue`` (no traceback frames), a failed check to
+  its message as the notebook shows it ("Check failed: …", "Not answered yet: …");
 - in every output of every cell, any line containing a line of hidden-test source (raw,
   repr/JSON-escaped or HTML-escaped) is replaced by a placeholder line;
 - misconception markers (``[mc:...]``, helpers.checks.MARKER) are removed from sources and
@@ -23,6 +24,7 @@ from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from traitlets import Integer
 
 from helpers.misconceptions import MARKER
+from helpers.verdicts import check_text
 
 PLACEHOLDER = "# [hidden tests: their code is not shown; their results are below]"
 REMOVED = "[line removed: it quoted hidden test code]"
@@ -54,7 +56,10 @@ class ScrubHiddenTests(NbGraderPreprocessor):
     def _scrub_output(self, output, needles):
         if output.output_type == "error":
             output.evalue = _drop_lines(output.evalue, needles)
-            output.traceback = [f"{output.ename}: {output.evalue}"]
+            # a failed check reads as in the notebook ("Check failed: …"), any other error
+            # as its name and value
+            output.traceback = [check_text(output.evalue) if output.ename == "CheckFailed"
+                                else f"{output.ename}: {output.evalue}"]
         elif output.output_type == "stream":
             output.text = _drop_lines(output.text, needles)
         elif "data" in output:
