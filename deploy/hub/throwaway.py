@@ -113,3 +113,32 @@ class Throwaway:
         """``course ARGS --course-dir DIR`` as the instructor."""
         return self.run(self.instructor, str(self.python), "-m", "graders.cli", *args,
                         "--course-dir", str(self.course_dir), check=check, timeout=timeout)
+
+    def attempt(self, user: str, action: str, path: Path) -> str:
+        """Try, as ``user``, to list / read / write (a new file in the folder) / overwrite /
+        rename / delete ``path``: "ALLOWED", or "DENIED <the error>"."""
+        return self.run(user, str(self.python), "-c", ATTEMPT, action, str(path)).stdout.strip()
+
+
+ATTEMPT = r"""
+import os, sys
+action, path = sys.argv[1], sys.argv[2]
+try:
+    if action == "list":
+        os.listdir(path)
+    elif action == "read":
+        open(path, "rb").read(1)
+    elif action == "write":
+        open(os.path.join(path, "planted.ipynb"), "w").write("{}")
+    elif action == "overwrite":
+        open(path, "w").write("{}")
+    elif action == "rename":
+        os.rename(path, path + "-moved")
+    elif action == "delete":
+        os.unlink(path)
+    else:
+        raise SystemExit(f"unknown action {action}")
+    print("ALLOWED")
+except PermissionError as error:
+    print("DENIED", error)
+"""
