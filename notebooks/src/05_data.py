@@ -1142,10 +1142,10 @@ for shuffle in (False, True):
     print(f"shuffle={shuffle}:", shares)
 
 # %% [markdown]
-# Compare with your answer: rank 2 gets 2, 5, 8 **and 0**. The sampler pads the index list
-# with repeats of its first indices up to a multiple of `world_size`, so every rank gets
-# ⌈N / world_size⌉ indices and some examples are seen twice per epoch (its `drop_last=True`
-# drops the tail instead). In the explorer of section 4, choose the sampler "distributed",
+# Compare with your answer: rank 2 gets 2, 5, 8 **and 1**, and rank 1 gets 0 a second
+# time. The sampler pads the index list with repeats of its first indices up to a multiple
+# of `world_size`, so every rank gets ⌈N / world_size⌉ indices and some examples are seen
+# twice per epoch (its `drop_last=True` drops the tail instead). In the explorer of section 4, choose the sampler "distributed",
 # N = 10, world size 4, and step the rank from 0 to 3: notice the hatched padding in the top
 # strip and which ranks receive it.
 #
@@ -1305,7 +1305,8 @@ _net, _twin, _got, _losses, _sizes, _modes, _rows = _fit_case(
 checks.expect_true(not any(isinstance(_got, k) for k in (torch.Tensor, list, tuple)),
                    f"[mc:data.fit-returns-tensor] fit_epoch returned a {type(_got).__name__}: return "
                    "one Python float, built from loss.item() (a tensor would hold its graph).")
-checks.expect_type(_got, float, "fit_epoch(...)")
+with checks.because("[mc:data.fit-protocol] fit_epoch returns the epoch's mean loss, a Python float."):
+    checks.expect_type(_got, float, "fit_epoch(...)")
 checks.expect_true(len(_rows) == 3 and torch.equal(torch.cat(_rows), _XS),
                    f"[mc:data.iter-every-step] The model saw {sum(len(r) for r in _rows)} rows in "
                    f"{len(_rows)} batches, not the 10 rows once in the loader's 3 batches (4, 4, 2): "
@@ -1426,7 +1427,7 @@ print(f"the MLP trained 3 epochs from the per-item loader: {plain_accuracy:.1%} 
 # A batch is made in ordinary (pageable) host memory. A copy to a CUDA GPU is done by the
 # GPU's copy engine, which can read only **page-locked** ("pinned") memory, which the
 # operating system will not move; so a copy from pageable memory first goes through a
-# pinned staging buffer, and the call returns only when the copy has finished.
+# pinned staging buffer, and `.to("cuda")` returns only when the copy has finished.
 # `DataLoader(..., pin_memory=True)` puts each batch in pinned memory as it arrives (in a
 # thread of the main process). From pinned memory, `batch.to("cuda", non_blocking=True)`
 # only *queues* the copy and returns at once, so the CPU can go on (to the next batch, to
@@ -1455,7 +1456,7 @@ print(helpers.datasets.pinned_copy_times())
 # not whether workers are faster, but from which amount of loading per epoch. The cell
 # times whole epochs (median of three) of items that each wait 8 ms, as a read from a slow
 # disk would, without using the CPU: a small dataset (8 items, one batch) and a larger one
-# (96 items), with 0, 2 and 4 workers started afresh every epoch, and 2 kept
+# (96 items), with 0, 2 and 3 workers started afresh every epoch, and 2 kept
 # (`persistent_workers=True`, so the median epoch is one without start-up). DataLoader warns
 # when `num_workers` exceeds the cores it counts; these workers sleep, so this page silences
 # that warning (its first cell).
@@ -1474,21 +1475,22 @@ with helpers.datasets.workers_explained():
     for n in (8, 96):
         items = helpers.datasets.WaitingItems(n, wait_s)
         epochs[n] = {"0": epoch_seconds(items, 0), "2": epoch_seconds(items, 2),
-                     "4": epoch_seconds(items, 4), "2 kept": epoch_seconds(items, 2, persistent=True)}
+                     "3": epoch_seconds(items, 3), "2 kept": epoch_seconds(items, 2, persistent=True)}
     print(f"{'items of 8 ms':<14}" + "".join(f"{k + ' workers':>17}" for k in epochs[8]))
     for n, row in epochs.items():
         print(f"{n:<14}" + "".join(f"{s * 1000:>8.0f} ms {row['0'] / s:>4.1f}x" for s in row.values()))
 
 # %% [markdown]
 # The ratio is the speed against 0 workers (below 1: the workers slowed the epoch down).
-# Workers that wait for their items wait at the same time, which needs no free core, so
-# more workers than cores can still help; but every epoch first pays for starting them.
+# Workers that wait for their items wait at the same time, which needs no free core
+# (compare the number of workers with the cores printed above); but every epoch first pays
+# for starting them.
 # Where is the line? With k workers an epoch costs about a fixed start-up S plus the
 # loading time L (the 0-worker epoch) divided by k, so workers win once S + L / k < L,
 # that is once L > S · k / (k − 1). S comes from the larger dataset's row:
 
 # %%
-for k in (2, 4):
+for k in (2, 3):
     if str(k) in epochs.get(96, {}):
         startup = helpers.datasets.startup_seconds(epochs[96]["0"], epochs[96][str(k)], k)
         line = helpers.datasets.break_even_seconds(startup, k)
@@ -1585,7 +1587,9 @@ def median_update_ms(explorer, repeat=3):
     return sorted(times)[len(times) // 2]
 
 
-for label, make in [("DataLoader explorer", helpers.data.explore),
-                    ("timeline view (it measures a real DataLoader run)", helpers.loader_timeline.explore)]:
-    print(f"{label}: median update (model + draw) {median_update_ms(make()):.0f} ms")
+# the timeline measures a DataLoader run at every update: one update is timed, not three
+for label, make, repeat in [("DataLoader explorer", helpers.data.explore, 3),
+                            ("timeline view", helpers.loader_timeline.explore, 1)]:
+    print(f"{label}: {'median ' if repeat > 1 else ''}update (model + draw) "
+          f"{median_update_ms(make(), repeat):.0f} ms")
 print(f"this notebook ran top to bottom in {time.perf_counter() - notebook_start:.1f} s")

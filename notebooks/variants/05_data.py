@@ -56,6 +56,13 @@ WRONG = {
          "    train = [i for i, g in enumerate(groups) if int(g) not in chosen]\n"
          "    return Subset(dataset, train), Subset(dataset, val)\n",
          "every example of one group", "data.split-groups-vs-examples"),
+        ("def group_split(dataset, groups, n_val_groups, seed):\n"
+         "    names = sorted(set(int(g) for g in groups))\n"
+         "    order = torch.randperm(len(names), generator=torch.Generator().manual_seed(seed))\n"
+         "    chosen = {names[k] for k in order[:n_val_groups].tolist()}\n"
+         "    val = [i for i, g in enumerate(groups) if int(g) in chosen]\n"
+         "    return Subset(dataset, list(range(len(dataset)))), Subset(dataset, val)\n",
+         "exactly once", "data.split-protocol"),
     ],
     "05_data-quiz-dropped": [("quiz_dropped = 56", "need to be full", "data.dropped-is-missing"),
                              ("quiz_dropped = 0", "neither pads", "data.drop-last-pads"),
@@ -104,6 +111,11 @@ WRONG = {
          "    labels = torch.tensor([y for _, y in batch])\n"
          "    return padded, lengths, labels\n",
          "followed by zeros", "data.pad-value"),
+        ("def pad_collate(batch):\n"
+         "    padded = pad_sequence([s for s, _ in batch], batch_first=True)\n"
+         "    lengths = torch.tensor([len(s) for s, _ in batch])\n"
+         "    return padded, lengths, [y for _, y in batch]\n",
+         "three results", "data.collate-protocol"),
     ],
     "05_data-buckets": [
         ("def bucket_batches(lengths, batch_size):\n"
@@ -118,6 +130,9 @@ WRONG = {
          "    order = list(range(len(lengths)))\n"
          "    return [order[k:k + batch_size] for k in range(0, len(order), batch_size)]\n",
          "short and long sequences share batches", "data.buckets-unsorted"),
+        ("def bucket_batches(lengths, batch_size):\n"
+         "    return [sorted(range(len(lengths)), key=lambda i: int(lengths[i]))]\n",
+         "every batch holds batch_size", "data.buckets-protocol"),
     ],
     "05_data-quiz-ready": [
         ("quiz_ready = 2", "counts per worker", "data.prefetch-per-loader"),
@@ -261,6 +276,13 @@ WRONG = {
          "        count += len(targets)\n"
          "    return total / count\n",
          "zero_grad, forward, loss, backward, step", "data.fit-steps"),
+        ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
+         "    model.train()\n"
+         "    for inputs, targets in loader:\n"
+         "        optimizer.zero_grad()\n"
+         "        loss_fn(model(inputs), targets).backward()\n"
+         "        optimizer.step()\n",
+         "mean loss, a Python float", "data.fit-protocol"),
     ],
 }
 
