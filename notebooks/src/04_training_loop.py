@@ -1660,13 +1660,15 @@ def dropout_run():
     return m, torch.optim.Adam(m.parameters(), lr=1e-2), g, loader
 
 
-def loader_epoch(m, opt, loader):
+def loader_epoch(m, opt, loader, scheduler=None):
     out = []
     for xb, yb in loader:
         opt.zero_grad()
         loss = nn.functional.cross_entropy(m(xb), yb)
         loss.backward()
         opt.step()
+        if scheduler is not None:
+            scheduler.step()
         out.append(loss.item())
     return out
 
@@ -1737,30 +1739,17 @@ def _setup_run():
     return m, o, s, g, DataLoader(_resume_data, batch_size=64, shuffle=True, generator=g)
 
 
-def _run_epoch(m, o, s, loader):
-    m.train()
-    out = []
-    for xb, yb in loader:
-        o.zero_grad()
-        loss = nn.functional.cross_entropy(m(xb), yb)
-        loss.backward()
-        o.step()
-        s.step()
-        out.append(loss.item())
-    return out
-
-
 _scratch = tempfile.TemporaryDirectory()
 _path = os.path.join(_scratch.name, "student.pt")
 _m, _o, _s, _g, _loader = _setup_run()
-_run_epoch(_m, _o, _s, _loader)
+loader_epoch(_m, _o, _loader, _s)
 _saved = {"model": copy.deepcopy(_m.state_dict()), "optimizer": copy.deepcopy(_o.state_dict()),
           "scheduler": copy.deepcopy(_s.state_dict()), "loader_generator": _g.get_state(),
           "global_rng": torch.get_rng_state()}
 with checks.explain_errors({}, "save_checkpoint(...)"):
     save_checkpoint(_path, _m, _o, _s, _g, 1)
 torch.set_rng_state(_saved["global_rng"])  # whatever saving drew, the run goes on from here
-_expected = _run_epoch(_m, _o, _s, _loader)
+_expected = loader_epoch(_m, _o, _loader, _s)
 
 
 def _resume(loader_fn, missing=()):
@@ -1777,7 +1766,7 @@ def _resume(loader_fn, missing=()):
                               ("global_rng", torch.set_rng_state)):
             if part not in missing:
                 restore(copy.deepcopy(_saved[part]))  # a loaded optimizer keeps using these tensors
-    return result, _run_epoch(m, o, s, loader)
+    return result, loader_epoch(m, o, loader, s)
 
 
 with checks.explain_errors({"weights_only": "Save only tensors, numbers and dicts of them "
