@@ -29,16 +29,21 @@ TABLES = Path(__file__).resolve().parent / "answer_tables"
 
 
 def canonical(value) -> str | None:
-    """One string per answer a student could mean the same way: 7 and 7.0 are one number
-    (to six significant digits, so 2.0 - 0.2 * 3.0 matches 1.4), True is not 1, a string
+    """One string per answer a student could mean the same way: 7 and 7.0 are one number,
+    whole numbers compare exactly, others to six significant digits (so 2.0 - 0.2 * 3.0
+    matches 1.4), True is not 1, a string
     ignores surrounding spaces, a tuple, list or torch.Size of them is one sequence.
     None for a value no table can hold (a tensor, a function…)."""
     if isinstance(value, bool):
         return f"bool:{value}"
     if isinstance(value, int):
-        return f"num:{float(value):.6g}" if abs(value) < 2**53 else f"int:{value}"
+        return f"num:{value}"  # exactly: 4194304 and 4194305 are different counts
     if isinstance(value, float):
-        return f"num:{value:.6g}" if math.isfinite(value) else f"num:{value}"
+        if not math.isfinite(value):
+            return f"num:{value}"
+        if value.is_integer() and abs(value) < 2**53:
+            return f"num:{int(value)}"  # 7.0 is 7; -0.0 is 0
+        return f"num:{value:.6g}"
     if isinstance(value, str):
         return f"str:{value.strip()}"
     if value is None:

@@ -121,3 +121,16 @@ def test_canonical_forms():
 def test_committed_tables_are_built_from_the_sources():
     for source in sorted(build.SOURCES.glob("*.py")):
         assert build.answers_target_of(source).read_text() == build.render_answers(source), source.name
+
+
+def test_whole_numbers_compare_exactly_and_others_to_six_digits():
+    """A count of 4,194,304 is not the listed wrong 4,194,305 (six significant digits made
+    them one, and a right answer heard a wrong answer's message); 7.0 is 7, -0.0 is 0, and a
+    float off in its last bits is the number it stands for."""
+    assert answers.digest("q", 4194304) != answers.digest("q", 4194305)
+    assert answers.digest("q", 4194304) == answers.digest("q", 4194304.0)
+    assert answers.digest("q", 7) == answers.digest("q", 7.0)
+    assert answers.digest("q", -0.0) == answers.digest("q", 0)
+    assert answers.digest("q", 2.0 - 0.2 * 3.0) == answers.digest("q", 1.4)
+    assert answers.digest("q", 0.1 + 0.2) == answers.digest("q", 0.3)
+    assert answers.digest("q", True) != answers.digest("q", 1)
