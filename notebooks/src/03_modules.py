@@ -321,20 +321,22 @@ print("after .to(float64), mean is still", broken.to(torch.float64).mean.dtype)
 # else is a parameter.
 
 # %% solution 03_modules-fix-tensors
-### BEGIN SOLUTION
 class FixedStandardise(nn.Module):
     def __init__(self, mean, std):
+        ### BEGIN SOLUTION
         super().__init__()
         self.register_buffer("mean", mean)
         self.register_buffer("std", std)
         self.gain = nn.Parameter(torch.ones(len(mean)))
         self.register_buffer("largest", torch.zeros(len(mean)), persistent=False)
+        ### END SOLUTION
 
     def forward(self, x):
+        ### BEGIN SOLUTION
         z = (x - self.mean) / self.std
         self.largest = z.detach().abs().amax(0)
         return z * self.gain
-### END SOLUTION
+        ### END SOLUTION
 
 # %% test 03_modules-fix-tensors-test points=2
 _answered = (FixedStandardise,)
@@ -474,19 +476,21 @@ helpers.modules.explore(inspector_models)
 # Linear except the last. `Tower([5, 7, 3])` maps (N, 5) to (N, 3).
 
 # %% solution 03_modules-fix-list
-### BEGIN SOLUTION
 class Tower(nn.Module):
     def __init__(self, sizes):
+        ### BEGIN SOLUTION
         super().__init__()
         self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+        ### END SOLUTION
 
     def forward(self, x):
+        ### BEGIN SOLUTION
         for k, layer in enumerate(self.layers):
             x = layer(x)
             if k < len(self.layers) - 1:
                 x = torch.relu(x)
         return x
-### END SOLUTION
+        ### END SOLUTION
 
 # %% test 03_modules-fix-list-test points=2
 _answered = (Tower,)  # a NameError here reads as "not answered yet"
@@ -594,11 +598,11 @@ print(f"numel total {counted:,}; formula 128·785 + 10·129 = {formula:,}")
 # Python `int`, and `0` when not even `h = 1` fits. Compute it; do not try widths one by one.
 
 # %% solution 03_modules-param-budget
-### BEGIN SOLUTION
 def widest_hidden(d_in, d_out, budget):
+    ### BEGIN SOLUTION
     # h·(d_in + 1) + d_out·(h + 1) <= budget
     return max(0, (budget - d_out) // (d_in + 1 + d_out))
-### END SOLUTION
+    ### END SOLUTION
 
 # %% test 03_modules-param-budget-test points=2
 _answered = (widest_hidden,)
@@ -656,15 +660,15 @@ for _d_in, _d_out, _budget in _cases:
 # `nn.Parameter`s, section 2).
 
 # %% solution 03_modules-merge-linear
-### BEGIN SOLUTION
 def merge_linears(first, second):
+    ### BEGIN SOLUTION
     merged = nn.Linear(first.in_features, second.out_features)
     with torch.no_grad():
         # second(first(x)) = (x W1ᵀ + b1) W2ᵀ + b2 = x (W2 W1)ᵀ + (W2 b1 + b2)
         merged.weight.copy_(second.weight @ first.weight)
         merged.bias.copy_(second.weight @ first.bias + second.bias)
     return merged
-### END SOLUTION
+    ### END SOLUTION
 
 # %% test 03_modules-merge-linear-test points=2
 _answered = (merge_linears,)
@@ -927,8 +931,8 @@ print("after .training = was: ", flags(tuned_bn))
 # before the call.
 
 # %% solution 03_modules-predict
-### BEGIN SOLUTION
 def predict(model, x):
+    ### BEGIN SOLUTION
     modes = {module: module.training for module in model.modules()}
     model.eval()
     try:
@@ -937,7 +941,7 @@ def predict(model, x):
     finally:
         for module, was_training in modes.items():
             module.training = was_training
-### END SOLUTION
+    ### END SOLUTION
 
 # %% test 03_modules-predict-test points=2
 _answered = (predict,)
@@ -1144,8 +1148,8 @@ def make_model(config):
                          nn.Dropout(config.dropout), nn.Linear(config.hidden, 2))
 
 # %% solution 03_modules-load-checkpoint
-### BEGIN SOLUTION
 def load_checkpoint(path):
+    ### BEGIN SOLUTION
     with torch.serialization.safe_globals([TrainConfig]):
         checkpoint = torch.load(path, map_location="cpu", weights_only=True)
     prefix = "_orig_mod."
@@ -1154,7 +1158,7 @@ def load_checkpoint(path):
     model.load_state_dict(state)  # strict: a missing or extra key raises
     model.eval()
     return model, checkpoint["epoch"]
-### END SOLUTION
+    ### END SOLUTION
 
 # %% test 03_modules-load-checkpoint-test points=3
 _answered = (load_checkpoint,)
@@ -1328,14 +1332,14 @@ helpers.modules.explore({"MLP with dropout and batch norm": regularised,
 # trainable parameter *elements* as an `int`.
 
 # %% solution 03_modules-freeze
-### BEGIN SOLUTION
 def freeze_all_but_last(model):
+    ### BEGIN SOLUTION
     for p in model.parameters():
         p.requires_grad_(False)
     for p in model[-1].parameters():
         p.requires_grad_(True)
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
-### END SOLUTION
+    ### END SOLUTION
 
 # %% test 03_modules-freeze-test points=2
 _answered = (freeze_all_but_last,)
@@ -1386,20 +1390,22 @@ checks.expect_true(not _bn_seq[1].weight.requires_grad and not _bn_seq[1].bias.r
 # with zeros.
 
 # %% solution 03_modules-gated
-### BEGIN SOLUTION
 class GatedLinear(nn.Module):
     def __init__(self, d_in, d_out):
+        ### BEGIN SOLUTION
         super().__init__()
         self.weight_value = nn.Parameter(torch.randn(d_out, d_in) / d_in ** 0.5)
         self.bias_value = nn.Parameter(torch.zeros(d_out))
         self.weight_gate = nn.Parameter(torch.randn(d_out, d_in) / d_in ** 0.5)
         self.bias_gate = nn.Parameter(torch.zeros(d_out))
+        ### END SOLUTION
 
     def forward(self, x):
+        ### BEGIN SOLUTION
         value = x @ self.weight_value.T + self.bias_value
         gate = torch.sigmoid(x @ self.weight_gate.T + self.bias_gate)
         return value * gate
-### END SOLUTION
+        ### END SOLUTION
 
 # %% test 03_modules-gated-test points=3
 _answered = (GatedLinear,)
@@ -1506,8 +1512,8 @@ forgotten.remove()
 # another is not the same thing.)
 
 # %% solution 03_modules-hook-means
-### BEGIN SOLUTION
 def output_means(model, x):
+    ### BEGIN SOLUTION
     means = {}
     handles = []
     for name, child in model.named_children():
@@ -1521,7 +1527,7 @@ def output_means(model, x):
         for handle in handles:
             handle.remove()
     return means
-### END SOLUTION
+    ### END SOLUTION
 
 # %% test 03_modules-hook-means-test points=2
 _answered = (output_means,)
@@ -1760,15 +1766,15 @@ print("biases now zero:", all(not m.bias.any() for m in tanh_net.modules() if is
 # were; and returns `model`.
 
 # %% solution 03_modules-init-relu
-### BEGIN SOLUTION
 def kaiming_init_(model):
+    ### BEGIN SOLUTION
     def init(module):
         if isinstance(module, nn.Linear):
             nn.init.kaiming_normal_(module.weight, nonlinearity="relu")
             if module.bias is not None:
                 nn.init.zeros_(module.bias)
     return model.apply(init)
-### END SOLUTION
+    ### END SOLUTION
 
 # %% test 03_modules-init-relu-test points=2
 _answered = (kaiming_init_,)
@@ -1889,7 +1895,11 @@ print("hidden weight has a .grad (computed, never applied):", half.hidden[0].wei
 # **Next:** 04_training_loop puts a module, a loss and an optimizer into the five steps of
 # a training loop.
 #
-# **Run time.** RUNTIME_NOTE
+# **Run time.** Measured on the course's 2-core machine on 2026-11-25 while other work shared
+# it (load average 11–14): `benchmarks/notebooks.py` ran this notebook top to bottom in
+# 18.9–24.5 s; `benchmarks/instruments.py` gave median updates (model + draw) of 52 ms for
+# the module inspector and 51 ms (depth 6) / 78 ms (depth 12) for the activation explorer
+# (29–34 ms and 26–39 ms at load 4.5 the same day). The cell below prints this run's time.
 
 # %%
 print(f"This notebook ran in {time.perf_counter() - notebook_start:.1f} s.")
