@@ -28,7 +28,7 @@
 #
 # **How this notebook works.** Quick quizzes ask you to *predict* before a cell shows the
 # answer; numbered exercises (points in the heading) are graded, and a failing test says
-# what you probably believed. **Run time:** about 30 s top to bottom on a 2-core CPU (the
+# what you probably believed. **Run time:** about 20 s top to bottom on a 2-core CPU (the
 # last cell prints the time this run took).
 
 # %%
