@@ -316,32 +316,10 @@ for iteration in range(1, 5):
 # Compare: `.grad` holds 2, 4, 6, 8, so the steps grow although the loss's gradient never
 # changed, and w moves 0.1 × 20 = 2 in all instead of 0.8.
 #
-# The instrument below runs the lines on a real `nn.Linear(2, 1)` with SGD (lr 0.1), two
-# iterations, and after each line reads from torch: how many autograd nodes the newest
-# graph has and whether backward has freed it, each parameter's `.grad` (None, zeros or
-# values), and how far the line moved each parameter. Type another order in the box
-# (drop a line, or swap two) and move "show rows" to step through it.
-#
-# **Try this**
-# 1. With the five steps in order, move "show rows" from 1 to 5. Notice that `.grad`
-#    is None until `backward` and that only `step` moves the weights, by lr × |grad|
-#    (0.1 × |(2.35, −2.70)| ≈ 0.358). Explain why the graph reads "freed" after backward.
-# 2. Drop `zero_grad` (type `forward, loss, backward, step`). Notice row 7, the second
-#    backward: `weight.grad` is the sum of both iterations' gradients. Explain why the
-#    second step is larger than the first.
-# 3. Put `step` before `backward` (`zero_grad, forward, loss, step, backward`). Notice
-#    the Δ columns stay 0. Explain what `step` finds in `.grad` when it runs.
-
-# %%
-import helpers.loop_anatomy  # so that this cell also runs on its own after a restart
-
-helpers.loop_anatomy.explore()
-
-# %% [markdown]
-# **Quick quiz.** Task 3 put `step` just before `backward`. Another loop puts it at the
-# *top* of each iteration: `step, zero_grad, forward, loss, backward`. In three iterations
-# it calls `step()` three times. How many of those three calls move the weights? Put a
-# whole number in `answer_step_top_moves`.
+# **Quick quiz.** Another loop moves `step` to the *top* of each iteration:
+# `step, zero_grad, forward, loss, backward`. In three iterations it calls `step()` three
+# times. How many of those three calls move the weights? Put a whole number in
+# `answer_step_top_moves`.
 
 # %% solution 04_training_loop-quiz-step-top
 ### BEGIN SOLUTION
@@ -371,8 +349,8 @@ checks.expect_true(answer_step_top_moves == _moved,
 }
 
 # %% [markdown]
-# The recorder behind the instrument runs three iterations of that order; each `step` row
-# says what `.grad` held and how far the weight moved:
+# The recorder behind the instrument below runs three iterations of that order; each
+# `step` row says what `.grad` held and how far the weight moved:
 
 # %%
 top = helpers.loop_anatomy.record("step, zero_grad, forward, loss, backward", iterations=3)
@@ -387,6 +365,28 @@ for state in top.states:
 # iteration's batch, and the last backward's gradient is never used. It converges on
 # this tiny problem, but every update is computed at weights that have since moved; the
 # order `zero_grad, forward, loss, backward, step` has no such lag.
+#
+# The instrument below runs the lines on a real `nn.Linear(2, 1)` with SGD (lr 0.1), two
+# iterations, and after each line reads from torch: how many autograd nodes the newest
+# graph has and whether backward has freed it, each parameter's `.grad` (None, zeros or
+# values), and how far the line moved each parameter. Type another order in the box
+# (drop a line, or swap two) and move "show rows" to step through it.
+#
+# **Try this**
+# 1. With the five steps in order, move "show rows" from 1 to 5. Notice that `.grad`
+#    is None until `backward` and that only `step` moves the weights, by lr × |grad|
+#    (0.1 × |(2.35, −2.70)| ≈ 0.358). Explain why the graph reads "freed" after backward.
+# 2. Drop `zero_grad` (type `forward, loss, backward, step`). Notice row 7, the second
+#    backward: `weight.grad` is the sum of both iterations' gradients. Explain why the
+#    second step is larger than the first.
+# 3. Put `step` just before `backward` (`zero_grad, forward, loss, step, backward`).
+#    Notice the Δ columns stay 0. Explain what `step` finds in `.grad` when it runs, and
+#    why this order freezes the weights while the quiz's order (step at the top) does not.
+
+# %%
+import helpers.loop_anatomy  # so that this cell also runs on its own after a restart
+
+helpers.loop_anatomy.explore()
 
 # %% [markdown]
 # ## 2. Real data: the 8×8 digits
