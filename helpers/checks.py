@@ -472,9 +472,10 @@ def explain_errors(hints: Mapping[str, str], name: str = "your code"):  # counte
         if stub is not None:
             raise stub from None
         said = f"{name} raised {type(error).__name__}: {_first_line(error)}"
+        ended = said if said.endswith((".", "!", "?")) else f"{said}."  # (not "instead..")
         for fragment, reason in hints.items():
             if fragment.lower() in str(error).lower():
-                raise CheckFailed(f"{said}. {reason}") from None
+                raise CheckFailed(f"{ended} {reason}") from None
         raise CheckFailed(said) from None
 
 

@@ -69,8 +69,8 @@ ENTER_HINT = "Type in a box, then press Enter to apply it."
 # (tests/conftest.py sets it to pytest's own: a kernel that inherits it has another id).
 CHECK_PICTURES = "COURSE_CHECK_PICTURES"
 # shown when the kernel is gone; what to run is read from the kernel's history (helpers.rerun)
-OFFLINE_HINT = ("This picture is the last one drawn; its controls stopped with the kernel "
-                "(a restart, or the notebook reopened): {what}.")
+OFFLINE_HINT = ("This is the last picture drawn: its controls stopped with the kernel (a restart, "
+                "or a reopened notebook). {what}.")
 
 # Shipped inside the widget (an HTML child), so that it also styles a view restored from
 # saved state, and goes away with the widget.

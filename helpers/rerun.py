@@ -147,7 +147,7 @@ def first_line(source: str) -> str:
     return source.strip()[:FIRST_LINE_CHARS]
 
 
-RERUN_ALONE = "run this cell again to use the controls"
+RERUN_ALONE = "Run this cell again to use them"
 
 
 def hint_for(raw: list[str], parsed: list[str], current: int) -> str:
@@ -156,7 +156,7 @@ def hint_for(raw: list[str], parsed: list[str], current: int) -> str:
     if not cells:
         return RERUN_ALONE
     named = ", then ".join(f"the cell that begins “{first_line(raw[k])}”" for k in cells)
-    return f"to use the controls again, run {named}, then this cell"
+    return f"To use them again, run {named}, then this cell"
 
 
 def hint() -> str:

@@ -14,13 +14,20 @@ rest untouched). For each notebook:
 * student: Run All reaches the last cell; every instrument renders; each unanswered
   exercise's test cell shows one "Not answered yet" line (point 1); each wrong one's shows a
   short message with no traceback frames and no misconception marker, and the wrong answers'
-  misconceptions are named (point 5); no other cell fails.
+  misconceptions are named (point 5); a quiz given a wrong answer its visible test does not
+  know ends with the honest pass line, not silence; no other cell fails. Then the kernel is
+  restarted and the first instrument's banner followed (the cells it names, then its own):
+  no error, and its controls work again.
+* completed: every test cell also ends with the pass line; every dropdown shows its whole
+  text and every number box a plain number, before and after a control changes.
 
 nbgrader's Validate (the course's: helpers/validate.py) passes the completed notebook; for the
 untouched one it leads with one line per failing test cell, the exercise's name and its
 message, no test code, and the half-done copy's wrong answers are named by their
 misconceptions. The lab shows a student Validate and none of nbgrader's instructor tools, no
-news pop-up, and its server log no errors (point 7). The page may only
+news pop-up, and its server log no errors (point 7). The half-done copy, graded by `course
+autograde` and given its feedback page, opens in Chromium with every exercise on top: its
+name, score and what its checks said, linked to its cell. The page may only
 talk to 127.0.0.1: any other request is aborted, recorded, and fails the test.
 
 Screenshots go to $COURSE_SCREENSHOTS (default artifacts/screenshots/, gitignored).
@@ -39,7 +46,9 @@ import nbformat
 import pytest
 
 from conftest import REPO, require_program
+from helpers.checks import PASS_VISIBLE
 from labserver import CHROMIUM, chromium, start_lab
+from quizzes import quizzes
 
 STEMS = sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))
 SCREENSHOTS = Path(os.environ.get("COURSE_SCREENSHOTS", REPO / "artifacts" / "screenshots"))
@@ -57,6 +66,7 @@ WIDTHS = (900, 1600)  # the narrowest and widest windows a figure must fit sharp
 
 EXPLORE_CALL = re.compile(r"\bexplore\w*\s*\(")
 ERROR_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
+STDOUT_OUTPUT = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"]'
 CONTROLS = ("select, input, textarea, button, .noUi-handle, .widget-slider, .widget-dropdown, "
             ".widget-toggle-buttons, .widget-checkbox")
 
@@ -88,7 +98,7 @@ def lab(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("browser")
     course, root = tmp / "course", tmp / "lab"
     release(course, STEMS)
-    phrases = {}
+    phrases, unlisted = {}, {}
     for stem in STEMS:
         source = submissions.read(course / "source" / stem / f"{stem}.ipynb")
         released = submissions.read(course / "release" / stem / f"{stem}.ipynb")
@@ -97,6 +107,10 @@ def lab(tmp_path_factory):
             half, phrases[stem] = half_wrong(stem, source, released)
         except (KeyError, ValueError) as problem:  # variants out of step with the notebook
             phrases[stem], half = problem, released
+        # the quizzes left untouched get a wrong answer their visible test does not know
+        guesses = [q for q in quizzes(source) if isinstance(phrases[stem], dict) and q.answer_id not in phrases[stem]]
+        half = submissions.fill(half, {q.answer_id: f"{q.name} = {q.wrong!r}" for q in guesses})
+        unlisted[stem] = {q.test_id: q for q in guesses}
         copies.append(("student", half))
         for folder, nb in copies:
             (root / folder).mkdir(parents=True, exist_ok=True)
@@ -105,7 +119,7 @@ def lab(tmp_path_factory):
     server = start_lab(root, tmp / "jupyter-home")
     try:
         with chromium() as browser:
-            yield Lab(server, browser, root, phrases)
+            yield Lab(server, browser, root, phrases, unlisted, course)
     finally:
         server.stop()
 
@@ -121,9 +135,12 @@ def half_wrong(stem: str, source, released):
 
 
 class Lab:
-    def __init__(self, server, browser, root: Path, phrases: dict | None = None):
+    def __init__(self, server, browser, root: Path, phrases: dict | None = None,
+                 unlisted: dict | None = None, course: Path | None = None):
         self.server, self.browser, self.root = server, browser, root
         self.phrases = phrases or {}
+        self.unlisted = unlisted or {}  # {stem: {test grade_id: quizzes.Quiz}}
+        self.course = course
 
     def open(self, path: str, workspace: str, width: int = 1400):
         """A new page (2 device pixels per CSS pixel) showing the notebook at path; returns
@@ -333,6 +350,35 @@ def check_sharp_and_unclipped(explorer, what: str) -> dict:
     return info
 
 
+CONTROLS_READ = """el => {
+    // each dropdown: its longest option's text (in the select's font) against the room the
+    // select gives it (its width less padding and the arrow); each number box: its value
+    const canvas = document.createElement('canvas').getContext('2d');
+    const cut = [];
+    for (const select of el.querySelectorAll('select')) {
+        const style = getComputedStyle(select);
+        canvas.font = style.font;
+        const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        for (const option of select.options) {
+            const width = canvas.measureText(option.text).width;
+            if (width > room + 1) cut.push(`${option.text} (${Math.round(width)} px in ${Math.round(room)})`);
+        }
+    }
+    const numbers = [...el.querySelectorAll('input[type=number]')].map(i => i.value);
+    return {cut, numbers};
+}"""
+PLAIN_NUMBER = re.compile(r"^-?\d+(\.\d{1,6})?(e-?\d+)?$")
+
+
+def check_controls_read_whole(explorer, what: str) -> None:
+    """Every dropdown option fits its dropdown; every number box shows a plain number (the
+    slider's step's digits, not 2.0999999999999996)."""
+    read = explorer.evaluate(CONTROLS_READ)
+    assert not read["cut"], f"{what}: dropdown text is cut: {read['cut']}"
+    noisy = [n for n in read["numbers"] if n and not PLAIN_NUMBER.match(n)]
+    assert not noisy, f"{what}: number boxes show {noisy}"
+
+
 def wait_images(page, explorer) -> None:
     page.wait_for_function("el => { const i = el.querySelector('img');"
                            " return i && i.naturalWidth > 0; }",
@@ -362,6 +408,13 @@ def test_notebook_runs_and_instruments_respond(lab, stem):
         assert progress["numbered"] == progress["total"], \
             f"{stem}: only {progress['numbered']} of {progress['total']} code cells ran"
 
+        nb = submissions_read(lab.root / "completed" / f"{stem}.ipynb")
+        for cell, kind in zip(panel.locator(".jp-CodeCell").all(), code_cell_kinds(nb)):
+            if kind == "test":  # silence is never a verdict: a passing visible test says so
+                said = outputs_of(cell, STDOUT_OUTPUT)
+                assert [t.strip() for t in said] == [PASS_VISIBLE], \
+                    f"{stem}: a test cell of the reference answers shows {said}, not the pass line"
+
         explorers = panel.locator(".course-explorer")
         assert explorers.count() == expected, \
             f"{stem}: {explorers.count()} instruments rendered, the source calls explore() {expected} times"
@@ -373,9 +426,12 @@ def test_notebook_runs_and_instruments_respond(lab, stem):
             wait_images(page, explorer)
             check_sharp_and_unclipped(explorer, f"{stem}: instrument {index}")
             explorer.screenshot(path=str(SCREENSHOTS / f"{stem}-instrument-{index}.png"))
+            check_controls_read_whole(explorer, f"{stem}: instrument {index}")
             how = nudge(page, explorer, image_src(explorer))
             assert how, f"{stem}: instrument {index} did not redraw its figure after any control changed"
             print(f"{stem}: instrument {index} redrew after {how}")
+            page.wait_for_timeout(300)  # the kernel's number reaches the box
+            check_controls_read_whole(explorer, f"{stem}: instrument {index} after {how}")
         for width in WIDTHS:
             page.set_viewport_size({"width": width, "height": 1800})
             for index, explorer in enumerate(explorers.all()):
@@ -502,6 +558,12 @@ def test_student_copy_runs_to_the_end_with_short_messages(lab, stem):
                 assert not errors, f"{stem}: cell {source!r} failed on the student's copy: {errors}"
             if kind != "test":
                 continue
+            if grade_id in lab.unlisted.get(stem, {}):
+                said = outputs_of(cell, STDOUT_OUTPUT)
+                assert not errors and [t.strip() for t in said] == [PASS_VISIBLE], \
+                    f"{stem}: {grade_id}, given a wrong answer its visible test does not know, shows " \
+                    f"{errors or said} instead of the honest pass line"
+                continue
             if grade_id.removesuffix("-test") in phrases:
                 for text in errors:
                     assert not any(sign in text for sign in FRAME_SIGNS), \
@@ -524,6 +586,8 @@ def test_student_copy_runs_to_the_end_with_short_messages(lab, stem):
             explorer.scroll_into_view_if_needed()
             wait_images(page, explorer)
         shoot(page, f"{stem}-student")
+        if expected:
+            follow_the_banner_after_a_restart(page, panel, nb, stem)
         assert not blocked, f"{stem}: the page asked for non-local resources: {blocked}"
     except BaseException:
         shoot(page, f"{stem}-student-failed")
@@ -531,6 +595,57 @@ def test_student_copy_runs_to_the_end_with_short_messages(lab, stem):
     finally:
         context.close()
         lab.server.shutdown_kernels()
+
+
+def restart_kernel(page, panel) -> None:
+    """Kernel > Restart Kernel…, confirmed, as a student does it."""
+    panel.locator(".jp-Cell .jp-InputPrompt").first.click()
+    page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Kernel$")).click()
+    page.locator(".lm-Menu-item:not(.lm-mod-disabled)", has_text=re.compile(r"^Restart Kernel")).first.click()
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    wait_kernel_idle(page)
+
+
+def run_cell(page, cell) -> None:
+    """Select a cell and run it (Ctrl+Enter), waiting until its prompt shows a number."""
+    cell.scroll_into_view_if_needed()
+    cell.locator(".jp-InputPrompt").first.click()
+    page.keyboard.press("Control+Enter")
+    page.wait_for_function("el => /^\\[\\d+\\]:$/.test(el.querySelector('.jp-InputPrompt').textContent.trim())",
+                           arg=cell.element_handle(), timeout=RUN_ALL_MS)
+    wait_kernel_idle(page, timeout=RUN_ALL_MS)
+
+
+def follow_the_banner_after_a_restart(page, panel, nb, stem: str) -> None:
+    """Restart the kernel; the first instrument says which cells to run; run exactly those,
+    found by their first lines, then its own cell: no error, and its controls work again."""
+    from helpers.rerun import first_line
+
+    restart_kernel(page, panel)
+    explorer = panel.locator(".course-explorer").first
+    explorer.scroll_into_view_if_needed()
+    banner = explorer.locator(".course-explorer-offline")
+    banner.wait_for(state="visible", timeout=UPDATE_MS)
+    said = " ".join(banner.inner_text().split())
+    named = re.findall(r"the cell that begins “(.+?)”", said)
+    assert named or "Run this cell again" in said, f"{stem}: the banner says what to run? {said!r}"
+    cells = panel.locator(".jp-CodeCell").all()
+    firsts = [first_line(c.source) for c in nb.cells if c.cell_type == "code"]
+    own = panel.locator(".jp-CodeCell", has=page.locator(".course-explorer")).first
+    ran = []
+    for line in named:
+        assert line in firsts, f"{stem}: the banner names a cell that is not there: {line!r}"
+        ran.append(cells[firsts.index(line)])
+    for cell in ran + [own]:
+        run_cell(page, cell)
+        errors = outputs_of(cell, ERROR_OUTPUT)
+        assert not errors, f"{stem}: after a restart, following the banner ({said!r}) gave {errors}"
+    fresh = own.locator(".course-explorer").first
+    wait_images(page, fresh)
+    assert "jupyter-widgets-disconnected" not in (fresh.get_attribute("class") or ""), \
+        f"{stem}: the instrument's controls did not come back"
+    shoot(page, f"{stem}-student-after-restart")
+    assert nudge(page, fresh, image_src(fresh)), f"{stem}: after the restart the instrument does not redraw"
 
 
 def shoot(page, name: str) -> None:
@@ -686,3 +801,84 @@ def test_student_sees_only_what_works(lab):
     problems = [line for line in log if any(p.search(line) for p in LOG_PROBLEMS)]
     problems = harness_teardown_removed(problems, lab.server.deleted)
     assert not problems, "the lab's log shows errors or misleading warnings:\n" + "\n".join(problems)
+
+
+@pytest.fixture(scope="module")
+def feedback_page(lab):
+    """The half-done copy of the first notebook, submitted, graded (`course autograde`, in
+    the sandbox where there is one) and given its page (`course feedback`); (page, graded
+    notebook)."""
+    import subprocess
+    import sys
+
+    from authoring import submissions
+    from conftest import sandbox_flags
+
+    stem = STEMS[0]
+    submissions.submit(lab.course, "student", stem, submissions_read(lab.root / "student" / f"{stem}.ipynb"))
+    course = Path(sys.executable).parent / "course"
+    for args in (["autograde", stem, *sandbox_flags()], ["feedback", stem]):
+        ran = subprocess.run([str(course), *args, "--course-dir", str(lab.course)], capture_output=True,
+                             text=True, timeout=RUN_ALL_MS / 1000)
+        assert ran.returncode == 0, f"course {args[0]}: {ran.stdout}\n{ran.stderr}"
+    return (lab.course / "feedback" / "student" / stem / f"{stem}.html",
+            submissions_read(lab.course / "autograded" / "student" / stem / f"{stem}.ipynb"))
+
+
+SUMMARY_ROWS = """() => [...document.querySelectorAll('#course-summary tbody tr')].map(tr => {
+    const [name, score, message] = tr.querySelectorAll('td');
+    const link = name.querySelector('a');
+    return {name: name.innerText.trim(), anchor: link ? link.getAttribute('href') : null,
+            score: score.innerText.trim(), message: message.innerText.trim(),
+            top: tr.getBoundingClientRect().top};
+})"""
+
+
+def test_feedback_page_leads_with_every_exercise_and_what_was_wrong(lab, feedback_page):
+    """The page a student opens, in Chromium: its top lists every exercise by name in
+    notebook order, with its score; a wrong answer's row says what its checks said (its
+    misconception named), an untouched one "Not answered yet", a quiz answered with a value
+    its visible test did not know what the hidden checks said; each row links to its cell,
+    above which nothing of the notebook comes; no test code, no marker, no unnamed list."""
+    from helpers import verdicts
+
+    stem = STEMS[0]
+    path, graded = feedback_page
+    names = [v.name for v in verdicts.verdicts(graded)]
+    context = lab.browser.new_context(viewport={"width": 1200, "height": 1400}, device_scale_factor=2)
+    page = context.new_page()
+    # read offline, as a student opens the file: its CDN scripts (MathJax) are refused
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
+               else route.abort())
+    try:
+        page.goto(path.as_uri(), wait_until="domcontentloaded")
+        rows = page.evaluate(SUMMARY_ROWS)
+        shoot(page, f"feedback-summary-{stem}")
+        assert [r["name"] for r in rows] == names, f"the summary's exercises: {[r['name'] for r in rows]}"
+        by_id = {r["anchor"].lstrip("#"): r for r in rows}
+        wronged = lab.phrases[stem] if isinstance(lab.phrases.get(stem), dict) else {}
+        assert wronged, f"{stem}: no wrong answers were graded"
+        for answer_id, phrase in wronged.items():
+            row = by_id[f"{answer_id}-test"]
+            assert row["score"].startswith("0 /"), row
+            assert phrase.lower() in " ".join(row["message"].split()).lower(), (phrase, row)
+        for test_id in lab.unlisted.get(stem, {}):
+            row = by_id[test_id]
+            assert row["score"].startswith("0 /") and row["message"] and \
+                not row["message"].startswith("Not answered yet"), row
+        answered = {f"{a}-test" for a in wronged} | set(lab.unlisted.get(stem, {}))
+        for anchor, row in by_id.items():
+            if anchor not in answered:
+                assert row["message"].startswith("Not answered yet"), row
+        first_cell = page.evaluate("() => document.querySelector('#notebook-container .cell')"
+                                   ".getBoundingClientRect().top")
+        assert max(r["top"] for r in rows) < first_cell, "the summary is not at the top"
+        text = page.locator("body").inner_text()
+        assert "[mc:" not in text and "BEGIN HIDDEN" not in text and "Test cell (Score" not in text
+        lost = next(r for r in rows if r["score"].startswith("0 /"))
+        page.locator(f"#course-summary a[href='{lost['anchor']}']").click()
+        assert page.evaluate("() => location.hash") == lost["anchor"]
+        assert page.evaluate("a => document.querySelector(`a[name='${a}']`).getBoundingClientRect().top",
+                             lost["anchor"].lstrip("#")) < 1400, "the link does not lead to its cell"
+    finally:
+        context.close()

@@ -298,69 +298,35 @@ def test_every_visible_test_calls_a_check_that_counts():
                         + "\n".join(silent))
 
 
-def unlisted_wrong_answer(grade_id: str, right, choices=None):
-    """A value near the right one (one of the choices, where the question lists them) that
-    the exercise's table of known wrong answers does not list: what a student who guessed
-    differently types. None when there is none."""
-    from helpers import answers
-
-    if choices is not None:
-        candidates = list(choices)
-    elif isinstance(right, bool):
-        candidates = [not right]
-    elif isinstance(right, (int, float)):
-        candidates = [right + d for d in (1, 2, 3, -1, -2, 7)] + [-right, right * 3]
-    elif isinstance(right, tuple) and right and isinstance(right[0], (int, float)) and not isinstance(right[0], bool):
-        candidates = [(right[0] + d, *right[1:]) for d in (1, 2, 3, 7)]
-    else:
-        return None
-    return next((v for v in candidates if v != right and answers.known_wrong(grade_id, v) is None), None)
-
-
 def test_a_wrong_answer_the_visible_test_does_not_know_hears_the_honest_pass_line():
     """Every quiz answered through checks.answer, given a wrong value its table does not list
     (01's quiz_offset = 9, 04's answer_sgd_theta = 1.0 were silent before), ends its test cell
     with the pass line that says the hidden checks are still to come: never with nothing."""
-    import ast
-
     import nbformat
     from nbclient import NotebookClient
 
     from conftest import REPO
+    from quizzes import quizzes
 
-    cells, tried = [nbformat.v4.new_code_cell("import math\nimport torch\nfrom helpers import checks")], []
-    for stem, grade_id, visible in notebook_test_cells():
-        calls = [n for n in ast.walk(ast.parse(visible)) if isinstance(n, ast.Call)
-                 and isinstance(n.func, ast.Attribute) and n.func.attr == "answer"]
-        if not calls or not isinstance(calls[0].args[2], ast.Constant):
-            continue
-        quiz, name = calls[0].args[0].value, calls[0].args[2].value
-        source = nbformat.read(str(REPO / "notebooks" / f"{stem}.ipynb"), as_version=4)
-        solution = next(c.source for c in source.cells if c.get("metadata", {}).get("nbgrader", {})
-                        .get("grade_id") == quiz)
-        assigned = [n.value for n in ast.walk(ast.parse(solution)) if isinstance(n, ast.Assign)
-                    and [getattr(t, "id", None) for t in n.targets] == [name]]
-        try:
-            right = ast.literal_eval(assigned[0]) if assigned else None
-        except ValueError:
-            continue
-        given = {k.arg: k.value for k in calls[0].keywords}
-        try:
-            choices = ast.literal_eval(given["choices"]) if "choices" in given else None
-        except ValueError:
-            continue
-        wrong = unlisted_wrong_answer(quiz, right, choices)
-        if wrong is None:
-            continue
-        tried.append((grade_id, name, wrong))
-        cells += [nbformat.v4.new_code_cell(f"{name} = {wrong!r}"), nbformat.v4.new_code_cell(visible)]
+    tried = [q for path in sorted((REPO / "notebooks").glob("*.ipynb"))
+             for q in quizzes(nbformat.read(str(path), as_version=4))]
     assert len(tried) >= 6, f"too few quizzes to try: {tried}"
+    cells = [nbformat.v4.new_code_cell("import math\nimport torch\nfrom helpers import checks")]
+    for quiz in tried:
+        cells += [nbformat.v4.new_code_cell(f"{quiz.name} = {quiz.wrong!r}"), nbformat.v4.new_code_cell(quiz.visible)]
     nb = nbformat.v4.new_notebook(cells=cells)
     NotebookClient(nb, kernel_name="python3", timeout=120, allow_errors=True,
                    resources={"metadata": {"path": str(REPO)}}).execute()
-    tests = nb.cells[2::2]
-    shown = {g: "".join(o.get("text", "") + "\n".join(o.get("traceback", [])) for o in cell.outputs)
-             for (g, _, _), cell in zip(tried, tests)}
+    shown = {q.test_id: "".join(o.get("text", "") + "\n".join(o.get("traceback", [])) for o in cell.outputs)
+             for q, cell in zip(tried, nb.cells[2::2])}
     silent = {g: text for g, text in shown.items() if text != checks.PASS_VISIBLE + "\n"}
     assert not silent, (f"of {len(tried)} quizzes given an unlisted wrong answer, these did not "
                         f"end with the pass line: {silent}")
+
+
+def test_an_explained_error_ends_its_sentence_once():
+    with pytest.raises(checks.CheckFailed) as failure:
+        with checks.explain_errors({"view": "Use reshape."}, "f(m)"):
+            raise RuntimeError("view size is not compatible: use .reshape(...) instead.")
+    assert failure.value.message == ("f(m) raised RuntimeError: view size is not compatible: "
+                                     "use .reshape(...) instead. Use reshape.")

@@ -23,7 +23,7 @@ def hint(*cells: str) -> str:
 
 def test_a_cell_using_only_helpers_needs_the_imports():
     assert hint(IMPORTS, "x = 1", "helpers.strides.explore()") == (
-        "to use the controls again, run the cell that begins “import math”, then this cell")
+        "To use them again, run the cell that begins “import math”, then this cell")
 
 
 def test_a_self_sufficient_cell_is_run_alone():
@@ -35,7 +35,7 @@ def test_a_function_the_cell_draws_and_what_it_uses_are_named_in_order():
              "def branchy(x):\n    y = x * scale  # x is its own, scale is the notebook's\n"
              "    return [v for v in range(3)] and torch.where(x > 0, y, -x)",
              "helpers.autograd_graph.explore(branchy)")
-    assert hint(*cells) == ("to use the controls again, run the cell that begins “import math”, then "
+    assert hint(*cells) == ("To use them again, run the cell that begins “import math”, then "
                             "the cell that begins “scale = 2.0”, then the cell that begins “def branchy(x):”, "
                             "then this cell")
 

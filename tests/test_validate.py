@@ -80,3 +80,14 @@ def test_wrong_answers_are_named_with_their_misconception_and_the_reference_pass
     said = " ".join(" ".join(e["raw_error"].split()) for e in validate(course, nb, "half")["failed"]).lower()
     assert [p for p in phrases.values() if p.lower() in said], (phrases, said[:600])
     assert "failed" not in validate(course, submissions.reference(source, released(course)), "done")
+
+
+def test_a_marker_goes_with_the_space_that_followed_it():
+    from graders.course.student_copy import without_markers
+
+    source = ('with checks.because("[mc:a.b] The answer is a count."):\n'
+              '    checks.expect_true(ok, "It is not a count [mc:a.count].")\n'
+              "    checks.expect_true(ok, '[mc:a.c]Tight.')")
+    assert without_markers(source) == ('with checks.because("The answer is a count."):\n'
+                                       '    checks.expect_true(ok, "It is not a count.")\n'
+                                       "    checks.expect_true(ok, 'Tight.')")

@@ -20,6 +20,8 @@ from the gradebook, which holds the instructor's version.
 
 from __future__ import annotations
 
+import re
+
 from nbgrader.converters import GenerateAssignment
 from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import compute_checksum, is_grade, is_solution
@@ -40,12 +42,20 @@ class TagCellsThatMayFail(NbGraderPreprocessor):
         return cell, resources
 
 
+# a marker that opens a string takes the space after it along: "[mc:a.b] The …" -> "The …"
+OPENING_MARKER = re.compile(r"""(?<=["'])\s*\[mc:[^\]\s]+\]\s*""")
+
+
+def without_markers(source: str) -> str:
+    return MARKER.sub("", OPENING_MARKER.sub("", source))
+
+
 class ClearMarkers(NbGraderPreprocessor):
     """Remove ``[mc:...]`` markers from test cells (code, graded, not answers)."""
 
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "code" and is_grade(cell) and not is_solution(cell):
-            clean = MARKER.sub("", cell.source)
+            clean = without_markers(cell.source)
             if clean != cell.source:
                 cell.source = clean
                 if "checksum" in cell.metadata.get("nbgrader", {}):
