@@ -328,8 +328,10 @@ TAMPERING = {
         ["torch.allclose was replaced", "torch.equal was replaced",
          "numpy.testing.assert_allclose was replaced"]),
     "checks": (
+        # a check is a decorator's wrapper (helpers.checks counts the checks that ran): the
+        # function it wraps is patched in place
         "checks.expect_close = lambda *a, **k: None\n"
-        "checks.expect_equal.__code__ = (lambda *a, **k: None).__code__",
+        "checks.expect_equal.__wrapped__.__code__ = (lambda *a, **k: None).__code__",
         ["helpers.checks.expect_close was replaced", "helpers.checks.expect_equal was modified",
          "a check that must fail did not fail"]),
     "builtins": (

@@ -66,8 +66,13 @@ def _prologue(nonce, critical, module_names):
     for name, value in vars(checks).items():
         if callable(value) and not name.startswith("__"):
             refs[f"helpers.checks.{name}"] = (checks, name, value)
-    code = {n: (f, f.__code__, f.__defaults__, f.__kwdefaults__)
-            for n, f in vars(checks).items() if type(f).__name__ == "function"}
+    # a check's own code, and the code of what it wraps (a decorator's inner function is
+    # reachable as ``__wrapped__``: patching it changes the check as surely)
+    code = []
+    for n, f in vars(checks).items():
+        while type(f).__name__ == "function":
+            code.append((n, f, f.__code__, f.__defaults__, f.__kwdefaults__))
+            f = getattr(f, "__wrapped__", None)
     builtins_snapshot = dict(vars(builtins))
     cls = type(shell)
     shell_refs = {n: (getattr(cls, n, None), vars(shell).get(n)) for n in shell_names}
@@ -100,7 +105,7 @@ def _prologue(nonce, critical, module_names):
         for key, (owner, name, value) in refs.items():
             if not same(getattr(owner, name, None), value):
                 found.append(f"{key} was replaced")
-        for name, (f, c, d, k) in code.items():
+        for name, f, c, d, k in code:
             if f.__code__ is not c or f.__defaults__ is not d or f.__kwdefaults__ is not k:
                 found.append(f"helpers.checks.{name} was modified in place")
         live = vars(builtins)
