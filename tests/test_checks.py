@@ -280,6 +280,11 @@ def notebook_test_cells():
     return found
 
 
+def python_of(source: str) -> str:
+    """A cell's source without IPython's magic and shell lines (which ast cannot read)."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+
+
 def test_every_visible_test_calls_a_check_that_counts():
     """The pass line needs a counted check in the cell: a visible test made only of plain
     asserts, of checks.because or expect_error, or of nothing (all hidden) would stay silent
@@ -288,7 +293,7 @@ def test_every_visible_test_calls_a_check_that_counts():
 
     silent = []
     for _stem, grade_id, visible in notebook_test_cells():
-        called = {node.func.attr for node in ast.walk(ast.parse(visible))
+        called = {node.func.attr for node in ast.walk(ast.parse(python_of(visible)))
                   if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                   and isinstance(node.func.value, ast.Name) and node.func.value.id == "checks"}
         if not called & checks.COUNTED:
@@ -330,3 +335,27 @@ def test_an_explained_error_ends_its_sentence_once():
             raise RuntimeError("view size is not compatible: use .reshape(...) instead.")
     assert failure.value.message == ("f(m) raised RuntimeError: view size is not compatible: "
                                      "use .reshape(...) instead. Use reshape.")
+
+
+def test_only_test_cells_call_the_checks_that_print_the_pass_line():
+    """The pass line says "the hidden checks run when the notebook is graded": in any other
+    cell it would promise a grading that never comes (a common mistake shown live uses
+    checks.expect_error, which is not counted)."""
+    import ast
+
+    import nbformat
+
+    from conftest import REPO
+
+    promising = []
+    for path in sorted((REPO / "notebooks").glob("*.ipynb")):
+        for index, cell in enumerate(nbformat.read(str(path), as_version=4).cells):
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if cell.cell_type != "code" or (meta.get("grade") and not meta.get("solution")):
+                continue
+            called = {node.func.attr for node in ast.walk(ast.parse(python_of(cell.source)))
+                      if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                      and isinstance(node.func.value, ast.Name) and node.func.value.id == "checks"}
+            if called & checks.COUNTED:
+                promising.append(f"{path.stem} cell {index}: {sorted(called & checks.COUNTED)}")
+    assert not promising, "cells that are not test cells call counted checks:\n" + "\n".join(promising)
