@@ -28,6 +28,9 @@ INSTRUMENTS = [
     ("activation explorer (12)", "helpers.activations", {"depth": 12}),
     # measures while it updates: eager only here, so the row is the instrument's own cost
     ("speedup explorer (eager)", "helpers.bench", {"size": 2**14, "compile": False}),
+    # compiled: the symbolic-size chain is compiled by the first update, reused after
+    ("speedup explorer (compiled)", "helpers.bench", {"size": 2**14, "compile": True}),
+    ("roofline explorer", "helpers.roofline", {}),
     ("loop anatomy", "helpers.loop_anatomy", {}),
     # trains: a setting already run is answered from the instrument's cache (the median
     # here), a new one trains (cache=False: every update trains, what a first visit costs)

@@ -1,42 +1,35 @@
-"""Work and traffic of an operation, and where a measurement sits on a roofline.
+"""Work, traffic and fixed cost of an operation: which of the three regimes it is in.
 
-A roofline point is (arithmetic intensity, achieved FLOP/s): FLOPs per byte moved
-to or from memory, and FLOPs per second measured. A device can do at most
-``min(peak_flops, intensity * peak_bandwidth)``; points under the sloped part are
-limited by memory traffic, points under the flat part by arithmetic.
+Every call of an operation costs at least three things, and whichever is largest bounds it:
 
-The counts are the textbook minimum: a matmul reads each input once and writes its
-output once, and an elementwise op reads its input and writes its output. Eager
-PyTorch runs a chain of k elementwise ops as k kernels, each with its own round
-trip to memory; a fused kernel (what Inductor generates) makes one.
+* **overhead**: a fixed cost per call (Python, the dispatcher, launching a kernel), the same
+  for 10 elements as for 1,000;
+* **memory**: the bytes it must move to and from memory, divided by the bandwidth;
+* **compute**: its floating-point operations (FLOPs), divided by the peak FLOP/s.
+
+The ratio FLOPs / bytes is the operation's **arithmetic intensity**. On a roofline (achieved
+FLOP/s against intensity, both axes logarithmic) the memory bound is a sloped line and the
+compute bound a flat one; they meet at the device's **ridge** (peak FLOP/s ÷ bandwidth).
+
+Three layers:
+
+* model   ``matmul_cost``, ``elementwise_cost`` (the textbook minimum: each input read
+  once, each output written once; eager PyTorch runs a chain of k elementwise ops as k
+  round trips to memory, a fused kernel as one), ``Roof`` (a device's three numbers),
+  ``DATASHEET`` (the vendor's peaks of a few GPUs, with source and year), ``bounds`` (the
+  three times and which one binds), ``view`` (the instrument's experiment).
+* draw    ``draw_roofline`` (measured points under a roof), ``draw_view``.
+* explore ``explore(op=..., n=..., gpu=...)``: pick an operation and a size, see which roof
+  binds on this machine (measured) and on a GPU (datasheet).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from matplotlib.figure import Figure
 
-# Dense (no sparsity) peak arithmetic from the vendors' datasheets, in FLOP/s, and the
-# memory bandwidth in bytes/s. Keys are what torch.cuda.get_device_name() contains.
-# A CPU has no entry: its peak depends on the exact part, clocks and vector units.
-PEAKS = {
-    "H100 80GB HBM3": {"float32": 67e12, "bfloat16": 989e12, "float16": 989e12, "bytes_per_s": 3.35e12},
-    "H200": {"float32": 67e12, "bfloat16": 989e12, "float16": 989e12, "bytes_per_s": 4.8e12},
-    "A100-SXM4-80GB": {"float32": 19.5e12, "bfloat16": 312e12, "float16": 312e12, "bytes_per_s": 2.04e12},
-    "A100-SXM4-40GB": {"float32": 19.5e12, "bfloat16": 312e12, "float16": 312e12, "bytes_per_s": 1.56e12},
-    "Tesla T4": {"float32": 8.1e12, "float16": 65e12, "bytes_per_s": 320e9},
-    "Tesla V100": {"float32": 15.7e12, "float16": 125e12, "bytes_per_s": 900e9},
-    "L4": {"float32": 30.3e12, "bfloat16": 121e12, "float16": 121e12, "bytes_per_s": 300e9},
-}
-
-
-def peak_for(device_name: str, dtype: str = "float32") -> tuple[float | None, float | None]:
-    """(peak FLOP/s, peak bytes/s) of a known device, or (None, None)."""
-    for key, row in PEAKS.items():
-        if key.lower() in device_name.lower():
-            return row.get(dtype), row["bytes_per_s"]
-    return None, None
+# ---------------------------------------------------------------------------- model
 
 
 @dataclass(frozen=True)
@@ -75,6 +68,111 @@ def elementwise_cost(numel: int, ops: int, itemsize: int = 4, fused: bool = Fals
 
 
 @dataclass(frozen=True)
+class Roof:
+    """A device's three numbers: peak (or measured) FLOP/s, bytes/s, and the fixed cost of
+    one call in seconds (None where nobody measured it)."""
+    name: str
+    flops: float
+    bytes_per_s: float
+    overhead_s: float | None = None
+    source: str = ""
+
+    @property
+    def ridge(self) -> float:
+        """The intensity (FLOP/byte) where the memory roof meets the compute roof."""
+        return self.flops / self.bytes_per_s
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """One GPU's peaks as its vendor's datasheet states them (dense, no sparsity)."""
+    name: str
+    match: str                  # what torch.cuda.get_device_name() contains
+    float32: float              # FLOP/s on the CUDA cores (no tensor cores)
+    tensor16: float | None      # FLOP/s of the 16-bit tensor cores, dense
+    tensor16_dtype: str         # which 16-bit format that figure is for
+    bytes_per_s: float
+    source: str
+
+    def roof(self, overhead_s: float | None = None) -> Roof:
+        return Roof(f"{self.name} (datasheet)", self.float32, self.bytes_per_s, overhead_s,
+                    self.source)
+
+
+# Figures as printed in each vendor datasheet (the year is the datasheet's product year).
+# Tensor-core figures are the dense ones: the datasheets print the 2:4-sparsity figure,
+# twice as large, with an asterisk.
+DATASHEET = (
+    Sheet("NVIDIA T4", "T4", 8.1e12, 65e12, "float16", 320e9, "NVIDIA T4 datasheet, 2018"),
+    Sheet("NVIDIA L4", "L4", 30.3e12, 121e12, "bfloat16", 300e9, "NVIDIA L4 datasheet, 2023"),
+    Sheet("NVIDIA A100 SXM 80GB", "A100-SXM4-80GB", 19.5e12, 312e12, "bfloat16", 2039e9,
+          "NVIDIA A100 datasheet, 2020"),
+    Sheet("NVIDIA H100 SXM", "H100 80GB HBM3", 67e12, 989e12, "bfloat16", 3.35e12,
+          "NVIDIA H100 datasheet, 2022"),
+)
+SHEETS = {s.name: s for s in DATASHEET}
+
+
+def peak_for(device_name: str, dtype: str = "float32") -> tuple[float | None, float | None]:
+    """(peak FLOP/s, peak bytes/s) of a GPU in the datasheet table, or (None, None)."""
+    for sheet in DATASHEET:
+        if sheet.match.lower() in device_name.lower():
+            flops = sheet.float32 if dtype == "float32" else (
+                sheet.tensor16 if dtype == sheet.tensor16_dtype else None)
+            return flops, sheet.bytes_per_s
+    return None, None
+
+
+def format_datasheet() -> str:
+    """The datasheet table as text, labelled as vendor figures."""
+    lines = ["Vendor datasheet peaks (not measured here; dense, no sparsity):",
+             f"{'GPU':<22} {'float32':>9} {'16-bit tensor':>19} {'memory':>10} "
+             f"{'ridge fp32':>11}  source"]
+    for s in DATASHEET:
+        tensor = f"{s.tensor16 / 1e12:.0f} ({s.tensor16_dtype})" if s.tensor16 else "-"
+        lines.append(f"{s.name:<22} {s.float32 / 1e12:>6.1f} TF {tensor:>16} TF "
+                     f"{s.bytes_per_s / 1e9:>6.0f} GB/s {s.float32 / s.bytes_per_s:>6.1f} F/B  "
+                     f"{s.source}")
+    return "\n".join(lines)
+
+
+REGIMES = ("overhead", "memory", "compute")
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The three lower bounds on one call's time, in seconds."""
+    overhead_s: float
+    memory_s: float
+    compute_s: float
+
+    @property
+    def seconds(self) -> dict[str, float]:
+        return dict(zip(REGIMES, (self.overhead_s, self.memory_s, self.compute_s)))
+
+    @property
+    def bound(self) -> str:
+        """The regime: the name of the largest of the three."""
+        times = self.seconds
+        return max(REGIMES, key=times.__getitem__)
+
+    @property
+    def floor_s(self) -> float:
+        return max(self.seconds.values())
+
+
+def bounds(cost: Cost, roof: Roof) -> Bounds:
+    """What ``cost`` needs at least on ``roof``: its fixed cost, its bytes at the roof's
+    bandwidth and its FLOPs at the roof's FLOP/s (an unknown overhead counts as 0)."""
+    return Bounds(roof.overhead_s or 0.0, cost.bytes / roof.bytes_per_s, cost.flops / roof.flops)
+
+
+def regime(cost: Cost, roof: Roof) -> str:
+    """'overhead', 'memory' or 'compute': which of the three bounds is largest."""
+    return bounds(cost, roof).bound
+
+
+@dataclass(frozen=True)
 class Point:
     label: str
     intensity: float        # FLOP per byte
@@ -93,9 +191,95 @@ def attainable(intensity: float, peak_flops: float, peak_bytes: float) -> float:
     return min(peak_flops, intensity * peak_bytes)
 
 
+# The instrument's operations: name -> (cost of size n, what n counts, largest sensible n).
+OPS = {
+    "x + 1 (one elementwise op)": (lambda n: elementwise_cost(n, 1), "elements", 2**30),
+    "chain of 8 elementwise, eager": (lambda n: elementwise_cost(n, 8), "elements", 2**30),
+    "chain of 8 elementwise, fused": (lambda n: elementwise_cost(n, 8, fused=True), "elements",
+                                      2**30),
+    "matrix-vector (n×n) @ (n)": (lambda n: matmul_cost(n, n, 1), "rows and columns", 2**16),
+    "matmul (n×n) @ (n×n)": (lambda n: matmul_cost(n, n, n), "rows and columns", 2**16),
+}
+SIZES = [2**k for k in range(0, 31)]
+
+
+@dataclass
+class View:
+    """One setting of the roofline explorer: an operation at a size on two devices."""
+    op: str
+    n: int
+    cost: Cost
+    here: Roof
+    gpu: Roof
+    bounds_here: Bounds
+    bounds_gpu: Bounds
+    points: list = field(default_factory=list)   # measured on this machine, for the picture
+
+    @property
+    def note(self) -> str:
+        return (f"{self.cost.flops:,.0f} FLOPs, {self.cost.bytes:,.0f} bytes: "
+                f"{self.cost.intensity:.3g} FLOP/byte. This machine (ridge "
+                f"{self.here.ridge:.3g}): {self.bounds_here.bound}-bound. "
+                f"{self.gpu.name} (ridge {self.gpu.ridge:.3g}): {self.bounds_gpu.bound}-bound "
+                f"(its overhead bar is this machine's: the host CPU dispatches a GPU's kernels).")
+
+
+def view(op: str, n: int, gpu: str, here: Roof, points=()) -> View:
+    """The instrument's model: ``op`` at size ``n`` on ``here`` (this machine's measured roof)
+    and on the datasheet roof of ``gpu``, with the host's overhead for both."""
+    if op not in OPS:
+        raise ValueError(f"unknown operation {op!r}: choose one of {', '.join(OPS)}")
+    if gpu not in SHEETS:
+        raise ValueError(f"no datasheet for {gpu!r}: choose one of {', '.join(SHEETS)}")
+    make, counts, largest = OPS[op]
+    if int(n) != n or n < 1:
+        raise ValueError(f"n counts {counts}: a positive whole number, got {n!r}")
+    if n > largest:
+        cost = make(largest)
+        raise ValueError(f"n = {n:,} is too large for {op}: at n = {largest:,} it already moves "
+                         f"{cost.bytes / 2**30:,.0f} GiB. Choose n ≤ {largest:,}.")
+    cost = make(int(n))
+    gpu_roof = SHEETS[gpu].roof(here.overhead_s)
+    return View(op, int(n), cost, here, gpu_roof, bounds(cost, here), bounds(cost, gpu_roof),
+                list(points))
+
+
 # ---------------------------------------------------------------------------- draw
 
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
+REGIME_COLOURS = {"overhead": "#7f7f7f", "memory": "#1f77b4", "compute": "#d62728"}
+
+
+def _roof_line(ax, roof: Roof, lo: float, hi: float, **style) -> None:
+    """A roofline is straight on log-log axes on either side of the ridge: three points."""
+    xs = [lo] + ([roof.ridge] if lo < roof.ridge < hi else []) + [hi]
+    ax.plot(xs, [attainable(i, roof.flops, roof.bytes_per_s) for i in xs], **style)
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _power_of_ten(value: float, _position=None) -> str:
+    """10⁻⁷ as plain text: mathtext labels are laid out anew for every picture."""
+    import math
+    if value <= 0:
+        return ""
+    exponent = math.log10(value)
+    if abs(exponent - round(exponent)) > 1e-6:
+        return ""
+    return "10" + str(round(exponent)).translate(_SUPERSCRIPT)
+
+
+def _log_axes(ax, x: bool = True, y: bool = True) -> None:
+    """Log scale with plain-text labels on the decades and no minor ticks (each tick is a
+    few artists to build and draw)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+    for axis, wanted, scale in ((ax.xaxis, x, ax.set_xscale), (ax.yaxis, y, ax.set_yscale)):
+        if wanted:
+            scale("log")
+            axis.set_major_locator(LogLocator(base=10, numticks=8))
+            axis.set_major_formatter(FuncFormatter(_power_of_ten))
+            axis.set_minor_locator(NullLocator())
 
 
 def draw_roofline(points: list[Point], peak_flops: float | None = None,
@@ -106,10 +290,8 @@ def draw_roofline(points: list[Point], peak_flops: float | None = None,
     xs = [p.intensity for p in points]
     lo, hi = min(xs + [0.1]) / 3, max(xs + [10.0]) * 3
     if peak_flops and peak_bytes:
-        import numpy as np
-        grid = np.logspace(np.log10(lo), np.log10(hi), 200)
-        ax.plot(grid, [attainable(i, peak_flops, peak_bytes) for i in grid], color="black",
-                lw=1.5, label=f"roof ({ceiling_label})")
+        _roof_line(ax, Roof(ceiling_label, peak_flops, peak_bytes), lo, hi, color="black",
+                   lw=1.5, label=f"roof ({ceiling_label})")
         ax.axvline(peak_flops / peak_bytes, color="grey", ls=":", lw=1)
     for k, p in enumerate(points):
         ax.scatter([p.intensity], [p.flops_per_s], s=40, color=COLOURS[k % len(COLOURS)],
@@ -124,3 +306,115 @@ def draw_roofline(points: list[Point], peak_flops: float | None = None,
     fig = ax.figure
     fig.subplots_adjust(left=0.11, right=0.97, bottom=0.14, top=0.92)
     return fig
+
+
+def _seconds(s: float) -> str:
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
+        if s >= scale:
+            return f"{s / scale:.3g} {unit}"
+    return f"{s * 1e9:.3g} ns"
+
+
+def draw_view(v: View, ax=None):
+    """Left: both roofs and where the operation's intensity meets them. Right: the three
+    lower bounds on its time on each device, the binding one in colour."""
+    if ax is None:
+        ax = Figure(figsize=(9.0, 3.8)).add_subplot()
+    fig = ax.figure
+    ax.set_position([0.08, 0.14, 0.44, 0.74])
+    x = v.cost.intensity
+    lo = min(x, 0.05) / 4
+    hi = max(x, v.here.ridge, v.gpu.ridge, 100.0) * 4
+    _roof_line(ax, v.here, lo, hi, color="black", lw=1.6, label="this machine (measured)")
+    _roof_line(ax, v.gpu, lo, hi, color="#9467bd", lw=1.6, ls="--", label=v.gpu.name)
+    ax.axvline(x, color="#ff7f0e", lw=1.2)
+    for roof, marker in ((v.here, "o"), (v.gpu, "s")):
+        ax.scatter([x], [attainable(x, roof.flops, roof.bytes_per_s)], marker=marker, s=45,
+                   color="#ff7f0e", edgecolor="black", zorder=4)
+    for p in v.points:
+        ax.scatter([p.intensity], [p.flops_per_s], s=16, color="#2ca02c", zorder=3)
+    if v.points:
+        ax.scatter([], [], s=16, color="#2ca02c", label="measured on this page")
+    _log_axes(ax)
+    ax.set_xlim(lo, hi)
+    ax.set_xlabel("FLOP per byte (orange: this operation)")
+    ax.set_ylabel("FLOP/s at most")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right", framealpha=0.9)
+    ax.set_title(f"{v.op}, n = {v.n:,}", fontsize=9)
+
+    _draw_bounds(fig, v, left=0.70, right=0.97, bottom=0.14, top=0.88)
+    return fig
+
+
+def _draw_bounds(fig, v: View, left: float, right: float, bottom: float, top: float) -> None:
+    """The six lower bounds as bars on a log scale, drawn straight on the figure (a second
+    Axes with its ticks would be most of an update's time)."""
+    import math
+
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Rectangle
+
+    rows = []
+    for device, b in (("here", v.bounds_here), ("GPU", v.bounds_gpu)):
+        for name, seconds in b.seconds.items():
+            rows.append((f"{device}: {name}", max(seconds, 1e-12),
+                         REGIME_COLOURS[name] if name == b.bound else "#d9d9d9"))
+    first = math.floor(math.log10(min(t for _, t, _ in rows)))
+    last = math.ceil(math.log10(max(t for _, t, _ in rows)))
+    last += last == first
+
+    def x_at(seconds: float) -> float:
+        return left + (right - left) * (math.log10(seconds) - first) / (last - first)
+
+    pitch = (top - bottom) / len(rows)
+    for k, (label, seconds, colour) in enumerate(rows):
+        y = top - (k + 0.5) * pitch
+        fig.add_artist(Rectangle((left, y - 0.35 * pitch), x_at(seconds) - left, 0.7 * pitch,
+                                 transform=fig.transFigure, facecolor=colour, edgecolor="none"))
+        fig.text(left - 0.01, y, label, ha="right", va="center", fontsize=9)
+    step = max(1, math.ceil((last - first) / 5))
+    for exponent in range(first, last + 1, step):
+        x = x_at(10.0 ** exponent)
+        fig.add_artist(Line2D([x, x], [bottom, top], transform=fig.transFigure, color="#cccccc",
+                              lw=0.8, zorder=0))
+        fig.text(x, bottom - 0.015, _power_of_ten(10.0 ** exponent), ha="center", va="top",
+                 fontsize=9)
+    fig.add_artist(Line2D([left, left], [bottom, top], transform=fig.transFigure, color="black",
+                          lw=0.8))
+    fig.text((left + right) / 2, bottom - 0.09, "seconds per call, at least", ha="center",
+             va="top", fontsize=9)
+    fig.text((left + right) / 2, top + 0.03,
+             f"here {_seconds(v.bounds_here.floor_s)}, GPU {_seconds(v.bounds_gpu.floor_s)}",
+             ha="center", va="bottom", fontsize=9)
+
+
+# ---------------------------------------------------------------------------- explore
+
+
+def explore(op: str = "chain of 8 elementwise, eager", n: int = 2**20,
+            gpu: str = "NVIDIA H100 SXM", here: Roof | None = None, points=()):
+    """Pick an operation, a size and a GPU: which roof binds here (measured) and there
+    (datasheet). ``here`` defaults to this machine's measured roof (helpers.bench)."""
+    import ipywidgets as widgets
+
+    from helpers.explorer import Explorer
+
+    if here is None:
+        from helpers import bench
+        here = bench.machine_roof()
+    controls = {
+        "op": widgets.Dropdown(options=list(OPS), value=op, description="operation",
+                               layout=widgets.Layout(width="330px")),
+        "n": widgets.SelectionSlider(options=SIZES, value=n, description="n",
+                                     continuous_update=False,
+                                     layout=widgets.Layout(width="330px")),
+        "gpu": widgets.Dropdown(options=list(SHEETS), value=gpu, description="GPU",
+                                layout=widgets.Layout(width="290px")),
+    }
+
+    def model(op, n, gpu):
+        return view(op, n, gpu, here, points)
+
+    return Explorer(controls, model, draw_view, figsize=(9.0, 3.8),
+                    title="Roofline explorer: which bound binds, here and on a GPU")

@@ -4,7 +4,13 @@ torch logs through ``logging`` handlers on the standard error stream, which Jupy
 paints red like an error, with a timestamp and a thread id on every line. What 06 wants a
 student to read (why Dynamo recompiled, why it broke a graph) is a lesson, not a failure:
 ``shown(recompiles=True)`` runs a block with those logs switched on and sends them to
-standard output as the message alone.
+standard output as the message alone; ``shown(graph_breaks=True, brief=True)`` keeps, of
+each record, where it happened and torch's one-line explanation (its hints, debug context
+and stack are left out).
+
+The environment variable ``TORCH_LOGS="graph_breaks,recompiles"`` asks for the same logs for
+a whole program; ``torch._logging.set_logs``, which this module calls, is its in-code form
+(documented, though in an underscore module).
 """
 
 from __future__ import annotations
@@ -16,6 +22,19 @@ import sys
 import torch
 
 PLAIN = logging.Formatter("%(message)s")
+# the lines of a graph-break or recompile record that say where and why
+KEPT = ("Graph break in user code", "Explanation:", "Recompiling function", "triggered by",
+        "- ")
+
+
+class Brief(logging.Formatter):
+    """Each record's message cut to the lines that say where and why."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        lines = [line for line in record.getMessage().splitlines()
+                 if line.strip().startswith(KEPT) and "User stack trace" not in line
+                 and not line.strip().startswith("-   File")]
+        return "\n".join(lines) if lines else record.getMessage().splitlines()[0]
 
 
 def _torch_stream_handlers() -> list[logging.StreamHandler]:
@@ -26,15 +45,16 @@ def _torch_stream_handlers() -> list[logging.StreamHandler]:
 
 
 @contextlib.contextmanager
-def shown(**artifacts):
-    """``torch._logging.set_logs(**artifacts)`` for the block, printed on stdout.
+def shown(brief: bool = False, **artifacts):
+    """``torch._logging.set_logs(**artifacts)`` for the block, printed on stdout (with
+    ``brief``, only the lines that say where and why).
 
     Afterwards the logs are back to torch's defaults (``set_logs()``), on stderr."""
     torch._logging.set_logs(**artifacts)  # rebuilds the handlers: swap streams after it
     saved = [(h, h.stream, h.formatter) for h in _torch_stream_handlers()]
     for handler, _, _ in saved:
         handler.setStream(sys.stdout)
-        handler.setFormatter(PLAIN)
+        handler.setFormatter(Brief() if brief else PLAIN)
     try:
         yield
     finally:

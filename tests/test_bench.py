@@ -157,7 +157,7 @@ def test_speedup_refuses_impossible_settings_with_reasons():
     with pytest.raises(ValueError, match="between"):
         bench.speedup(10, compile=False)
     if not torch.cuda.is_available():
-        with pytest.raises(ValueError, match="no CUDA GPU"):
+        with pytest.raises(ValueError, match="no CUDA GPU on this machine, so nothing can be measured"):
             bench.speedup(2**10, device="cuda", compile=False)
 
 
@@ -173,7 +173,8 @@ def test_reference_file_is_valid_and_its_state_is_said():
     data = bench.gpu_reference()
     text = bench.format_reference(data)
     if data["status"] == "not yet measured":
-        assert "not yet measured" in text and not data["rows"]
+        assert text.startswith("No measured GPU table exists") and not data["rows"]
+        assert "gpu_reference.py --write" in text
     else:
         assert data["device"] and data["torch"] and data["date"] and data["rows"]
         assert data["device"] in text
@@ -193,11 +194,62 @@ def test_format_reference_of_a_measured_table(tmp_path):
         bench.gpu_reference(path)
 
 
-def test_explorer_disables_the_gpu_with_a_message_and_recovers():
+def test_explorer_says_there_is_no_gpu_and_recovers():
     explorer = bench.explore(size=2**10, compile=False)
     assert explorer.error is None
+    assert explorer.controls["device"].options == ("cpu", "cuda"), "short, whole labels"
     if not torch.cuda.is_available():
         explorer.controls["device"].value = "cuda"
         assert explorer.error and "no CUDA GPU" in explorer.error
+        assert "disabled" not in explorer.error, "the choice can be selected: it is not disabled"
         explorer.controls["device"].value = "cpu"
         assert explorer.error is None
+
+
+def test_speedup_labels_sit_in_the_row_labels_clear_of_the_error_bars():
+    """Once seen: '833.7 µs' written from the end of an error bar, over its cap."""
+    from helpers import picture_check
+    result = bench.speedup(2**10, compile=False, repeats=3)
+    eager = result.eager
+    compiled = bench.Timing("compiled", [s / 3 for s in eager.samples], first_call=0.5,
+                            first_events=bench.CompileEvents(1, 0, 1))
+    result = bench.Speedup(result.size, result.dtype, result.device, eager, compiled,
+                           result.points * 2)
+    fig = bench.draw_speedup(result)
+    assert picture_check.problems(fig) == []
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert "µs" in labels[0] and "GB/s" in labels[0] and labels[1].startswith("compiled")
+    assert "1 compiled by Inductor now" in result.note
+
+
+def test_compile_events_count_graphs_and_say_when_nothing_compiled():
+    def f(x):
+        return torch.sin(x) + 1
+
+    compiled = torch.compile(f, backend="eager")
+    with bench.compile_events() as first:
+        compiled(torch.ones(3))
+    with bench.compile_events() as again:
+        compiled(torch.ones(3))
+    with bench.compile_events() as new_dtype:
+        compiled(torch.ones(3, dtype=torch.float64))
+    assert (first.graphs, again.graphs, new_dtype.graphs) == (1, 0, 1)
+    assert first.cache_hits == first.cache_misses == 0, "the eager backend never asks Inductor"
+    assert "nothing compiled" in again.describe() and "1 graph captured" in first.describe()
+
+
+def test_machine_roof_is_measured_once_and_is_positive():
+    roof = bench.machine_roof()
+    assert bench.machine_roof() is roof, "measured once per session"
+    assert roof.flops > 0 and roof.bytes_per_s > 0 and roof.overhead_s > 0
+    assert roof.ridge == roof.flops / roof.bytes_per_s
+
+
+def test_add_sweep_reports_each_sizes_fastest_repeat_and_its_bound():
+    roof = roofline.Roof("toy", flops=1e10, bytes_per_s=1e9, overhead_s=1e-5)
+    result = bench.add_sweep((10, 10**6), roof)
+    (small, t_small, b_small), (big, t_big, b_big) = result.rows()
+    assert (small, big) == (10, 10**6)
+    assert t_small == min(result.timings[0].samples) and t_big == min(result.timings[1].samples)
+    assert b_small == "overhead" and b_big == "memory", "8 MB at 1 GB/s beats 10 µs"
+    assert bench.draw_add_sweep(result).axes

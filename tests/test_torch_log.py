@@ -57,3 +57,33 @@ def test_afterwards_torch_logs_to_stderr_again(capsys):
     out, err = capsys.readouterr()
     assert "Recompiling" not in out + err
     assert logging.getLogger("torch").handlers
+
+
+def test_brief_keeps_where_and_why_of_each_graph_break(capsys):
+    torch.compiler.reset()
+
+    def chatty(x):
+        print("start")
+        y = torch.sin(x) * 2
+        print("halfway")
+        return torch.cos(y) + 1
+
+    with torch_log.shown(brief=True, graph_breaks=True):
+        torch.compile(chatty, backend="eager")(torch.ones(3))
+    out, err = capsys.readouterr()
+    assert err == "", err
+    breaks = [line for line in out.splitlines() if line.startswith("Graph break in user code")]
+    assert len(breaks) == 2, out
+    assert out.count("Explanation:") == 2 and "print" in out, out
+    assert "Hint:" not in out and "Developer debug context" not in out, out
+
+
+def test_brief_recompile_reasons_name_the_failed_guard_without_the_stack(capsys):
+    torch.compiler.reset()
+    fast = torch.compile(_scale, backend="eager", dynamic=False)
+    with torch_log.shown(brief=True, recompiles=True):
+        fast(torch.ones(3), "double")
+        fast(torch.ones(3), "add")
+    out, _ = capsys.readouterr()
+    assert "Recompiling function _scale" in out and "mode == 'double'" in out, out
+    assert "File " not in out, out

@@ -3,73 +3,135 @@
 from helpers.misconceptions.core import Misconception
 
 ENTRIES: dict[str, Misconception] = {
+    # the three regimes
+    "regime.answer-form": Misconception(
+        "a regime can be named by something other than 'overhead', 'memory' or 'compute'",
+        ("06_compile-quiz-regime",)),
+    "regime.no-overhead": Misconception(
+        "an operation's time is only its bytes or its FLOPs: a call has no fixed cost",
+        ("06_compile-quiz-regime", "06_compile-batch")),
+    "regime.big-is-compute": Misconception(
+        "a large tensor makes an operation compute-bound, whatever its FLOPs per byte",
+        ("06_compile-quiz-regime",)),
+    "regime.overhead-always": Misconception(
+        "the fixed cost of a call dominates whatever the size of its data",
+        ("06_compile-quiz-regime",)),
+    # graphs and graph breaks
+    "compile.quiz-type": Misconception(
+        "a quiz about graphs, gradients or FLOPs can be answered with something other than a number",
+        ("06_compile-quiz-graphs", "06_compile-quiz-where", "06_compile-quiz-recompiles",
+         "06_compile-quiz-flops")),
     "compile.print-in-graph": Misconception(
         "a print (or other Python side effect) is captured inside the compiled graph",
         ("06_compile-quiz-graphs",)),
     "compile.break-is-graph": Misconception(
         "the code at a graph break becomes a graph of its own",
         ("06_compile-quiz-graphs",)),
+    "compile.empty-graph": Misconception(
+        "every stretch between graph breaks makes a graph, even one with no tensor operation",
+        ("06_compile-quiz-graphs",)),
+    "compile.where-masks-gradient": Misconception(
+        "torch.where's unpicked branch contributes nothing to the gradient, not even NaN",
+        ("06_compile-quiz-where",)),
     "compile.branch-dropped": Misconception(
         "removing a data-dependent if means keeping only one of its branches",
         ("06_compile-graph-break",)),
     "compile.item-avoids-break": Misconception(
         "reading the condition with .item() (or any Python if) keeps the graph whole",
         ("06_compile-graph-break",)),
+    "compile.unused-branch-gradient": Misconception(
+        "a value the forward pass throws away (inf, NaN) cannot spoil the gradient",
+        ("06_compile-graph-break",)),
+    # guards and recompilation
     "compile.every-call": Misconception(
         "every call of a compiled function compiles again",
-        ("06_compile-quiz-recompiles", "06_compile-count")),
+        ("06_compile-quiz-recompiles",)),
     "compile.values-guarded": Misconception(
         "a tensor with new values (same shape and dtype) triggers a recompilation",
-        ("06_compile-quiz-recompiles", "06_compile-count")),
+        ("06_compile-quiz-recompiles",)),
     "compile.dtype-unguarded": Misconception(
         "only shapes are guarded, so a new dtype reuses the compiled graph",
         ("06_compile-quiz-recompiles",)),
     "compile.shape-unguarded": Misconception(
         "a compiled graph is valid for any shape and any Python argument",
         ("06_compile-quiz-recompiles",)),
-    "compile.uncompiled-call": Misconception(
-        "torch.compile changes the original function rather than returning a wrapper to call",
-        ("06_compile-count", "06_compile-dynamic")),
-    "compile.op-count": Misconception(
-        "CompileCounter's op_count is the number of compilations",
-        ("06_compile-count",)),
-    "compile.automatic-dynamic": Misconception(
-        "the default torch.compile compiles one graph for every shape from the first call",
-        ("06_compile-count", "06_compile-dynamic")),
+    "compile.static-new-length": Misconception(
+        "a static-shape compile serves a new length without recompiling",
+        ("06_compile-buckets",)),
+    "compile.pad-to-largest": Misconception(
+        "padding every input to the largest length costs nothing",
+        ("06_compile-buckets",)),
+    "compile.bucket-edge": Misconception(
+        "a length equal to a bucket's does not fit that bucket (off by one at the edge)",
+        ("06_compile-buckets",)),
+    "compile.bucket-call": Misconception(
+        "padding may go anywhere, or the function may be called on the unpadded input",
+        ("06_compile-buckets",)),
+    "compile.padding-kept": Misconception(
+        "the padded positions belong in the result",
+        ("06_compile-buckets",)),
+    "compile.no-bucket-fits": Misconception(
+        "an input longer than every bucket can be handled silently",
+        ("06_compile-buckets",)),
+    # timing
     "bench.no-sync": Misconception(
         "a call has finished its work when it returns, on every device",
         ("06_compile-timing",)),
     "bench.no-warmup": Misconception(
         "the first calls of a function show its steady-state time",
         ("06_compile-timing",)),
-    "bench.mean": Misconception(
-        "the mean is the right summary of noisy timing repeats",
-        ("06_compile-timing",)),
-    "bench.min": Misconception(
-        "the fastest repeat is the time to report",
-        ("06_compile-timing",)),
     "bench.extra-calls": Misconception(
         "the number of calls a timing function makes does not matter",
         ("06_compile-timing",)),
+    "bench.one-number": Misconception(
+        "a timing loop should return one summary instead of the samples",
+        ("06_compile-timing",)),
+    # Inductor: numerics, speed, and whether compiling pays
+    "compile.compare-call": Misconception(
+        "compiling with any backend, or not calling the compiled function, measures Inductor",
+        ("06_compile-inductor",)),
+    "compile.bitwise-equal": Misconception(
+        "compiled results equal eager ones to the last bit",
+        ("06_compile-inductor",)),
+    "compile.first-call-timed": Misconception(
+        "the first call of a compiled function shows its speed",
+        ("06_compile-inductor",)),
+    "compile.speedup-inverted": Misconception(
+        "a speedup is the new time divided by the old one",
+        ("06_compile-inductor",)),
     "compile.free-speedup": Misconception(
         "compiling pays from the first call, compile time aside",
         ("06_compile-break-even",)),
     "compile.always-faster": Misconception(
         "compiled code is always faster than eager, so compiling always pays eventually",
         ("06_compile-break-even",)),
+    # a compiled training step
+    "compile.uncompiled-call": Misconception(
+        "torch.compile changes the original function rather than returning a wrapper to call",
+        ("06_compile-train-step",)),
+    "compile.grads-accumulate": Misconception(
+        "a compiled training step needs no zero_grad between steps",
+        ("06_compile-train-step",)),
+    "compile.no-step": Misconception(
+        "backward() alone updates the parameters",
+        ("06_compile-train-step",)),
+    "compile.no-grad-forward": Misconception(
+        "a compiled loss can be computed without gradients and still trained on",
+        ("06_compile-train-step",)),
+    # FLOPs, bytes, roofline
     "roofline.flops-multiplies-only": Misconception(
         "a matmul costs m·k·n FLOPs (the additions are not counted)",
-        ("06_compile-quiz-flops",)),
+        ("06_compile-quiz-flops", "06_compile-batch")),
     "roofline.flops-outputs": Misconception(
         "a matmul's FLOPs are proportional to its number of outputs",
         ("06_compile-quiz-flops",)),
-    "roofline.reads-only": Misconception(
-        "an elementwise op only reads memory (its output costs no traffic)",
-        ("06_compile-traffic",)),
-    "roofline.itemsize": Misconception(
-        "memory traffic does not depend on the dtype's size",
-        ("06_compile-traffic",)),
-    "roofline.fusion-saves-flops": Misconception(
-        "fusion removes arithmetic rather than memory passes",
-        ("06_compile-traffic",)),
+    "roofline.weights-free": Misconception(
+        "a layer's bytes are only its activations: the weights cost no traffic",
+        ("06_compile-batch",)),
+    "roofline.never-compute-bound": Misconception(
+        "every layer becomes compute-bound at a large enough batch",
+        ("06_compile-batch",)),
+    "roofline.batch-intensity": Misconception(
+        "a layer's FLOPs per byte do not change with the batch size",
+        ("06_compile-batch",)),
 }

@@ -1,49 +1,169 @@
 # %% [markdown]
-# # 06 Compile: define-by-run, torch.compile and speedups, measured
+# # 06 Compile: where time goes, torch.compile, and speedups measured
 #
 # Everything so far ran **eagerly**: each line of Python called one PyTorch operation,
 # which ran at once and returned a tensor. That is what makes PyTorch easy to debug, and
-# it has a cost: every operation is a separate trip through Python and, for elementwise
-# work, a separate pass over memory. `torch.compile` captures your Python code as a graph
-# and generates fused code for it. Whether that pays off depends on the function, the
-# sizes and how often you call it, so in this notebook nothing is claimed that a cell
-# does not measure on the machine you are using.
+# it has costs: every operation is a separate trip through Python, and every elementwise
+# operation a separate pass over memory. `torch.compile` captures your Python code as a
+# graph and generates fused code for it. Whether that pays off depends on *what limits*
+# the code: a fixed cost per call, moving bytes, or arithmetic. This notebook names those
+# three regimes first and measures everything else against them, on the machine you are
+# using: nothing is claimed that a cell does not measure.
 #
 # **You will learn to**
+# - tell whether an operation is overhead-, memory- or compute-bound, and which remedy fits;
 # - tell define-by-run from define-and-run, and see why data-dependent control flow needs
 #   the first;
-# - say what Dynamo captures and what Inductor generates, and read a captured graph;
-# - predict and **count** recompilations (guards) and find and remove graph breaks;
-# - time code correctly (warm-up, synchronisation, median of repeats) and decide from
-#   measured numbers whether compiling is worth its compile time;
-# - place a measurement on a roofline: FLOPs, bytes moved, and why fusion helps.
+# - say what Dynamo captures and what Inductor generates; find graph breaks (`TORCH_LOGS`,
+#   `fullgraph=True`) and remove them without the `torch.where` gradient trap;
+# - predict and count recompilations (guards, dynamic shapes), and keep their number bounded;
+# - time code correctly (warm-up, synchronisation, repeats) and read compile time, cache
+#   hits and steady state apart;
+# - compile a training step (forward and backward) and place a measurement on a roofline.
 #
-# **Prerequisites:** notebooks 01 (tensors, dtypes) and 02 (the graph autograd records).
-# Notebooks 03-05 help with the small model in section 7 but are not needed.
+# **Prerequisites:** notebooks 01 (tensors, dtypes), 02 (the graph autograd records) and
+# 04 (the training loop). No GPU is needed: GPU cells say when they were skipped.
+#
+# **How this notebook works.** Quick quizzes ask you to *predict* before a cell shows the
+# answer; numbered exercises (points in the heading) are graded. Run the test cell under an
+# answer: when it fails, its message says what you probably believed and what to check.
+#
+# **Public and internal API.** `torch.compile` (with its `backend`, `fullgraph`, `dynamic`
+# and `mode` arguments), `torch.compiler.reset()`, `torch.compiler.set_stance` and the
+# `TORCH_LOGS` environment variable are public. Names with an underscore
+# (`torch._dynamo.explain`, `torch._logging.set_logs`, `torch._dynamo.utils.counters`) are
+# internal: useful, but they may change between versions. Each is marked where it appears.
 
 # %%
+import contextlib
+import copy
+import io
 import math
 import statistics
 import time
 
 import torch
-import torch._dynamo
 import torch.fx
+import torch.nn.functional as F
 from IPython.display import display
 from torch import nn
-from torch._dynamo.testing import CompileCounter
+from torch.utils.flop_counter import FlopCounterMode
 
 import helpers.bench
+import helpers.capture
 import helpers.roofline
 from helpers import checks, torch_log
+from helpers.capture import Recorder
 
+NOTEBOOK_STARTED = time.perf_counter()
 torch.manual_seed(0)
 # Every timing below uses one CPU thread: on a machine shared with other programs, a
 # second thread often waits for a core, and that waiting would be most of what we measure.
 torch.set_num_threads(1)
+helpers.bench.one_compile_thread()   # Inductor compiles in this process (internal setting)
+print("torch", torch.__version__, "on", helpers.bench.describe_device()["name"])
 
 # %% [markdown]
-# ## 1. Define-by-run and define-and-run
+# ## 1. Where time goes: three regimes
+#
+# Every call of an operation pays for three things, and the largest of the three sets its
+# time:
+#
+# - **overhead**: a fixed cost per call: Python, PyTorch's dispatcher choosing a kernel,
+#   allocating the result, and on a GPU launching the kernel. It is the same for a tensor
+#   of 10 elements as for one of 1,000.
+# - **memory**: the bytes the operation must read and write, divided by the memory
+#   bandwidth (bytes per second).
+# - **compute**: the floating-point operations (FLOPs) it performs, divided by the FLOP/s
+#   the hardware reaches.
+#
+# An operation is **overhead-bound**, **memory-bound** or **compute-bound** after the one
+# that dominates. The three numbers of this machine, measured now, each the fastest of its
+# repeats (a bound says what the machine *can* do; other programs only ever slow a repeat
+# down): the time of `t.add_(1)` on a one-element tensor, the bandwidth of a copy too large
+# for the CPU's caches, and the FLOP/s of a 512×512 matmul. They are measurements, not the
+# datasheet peak of the processor: a better kernel or more threads can go faster.
+
+# %%
+here = helpers.bench.machine_roof()
+print(f"overhead: {here.overhead_s * 1e6:6.2f} µs per eager call")
+print(f"memory:   {here.bytes_per_s / 1e9:6.1f} GB/s")
+print(f"compute:  {here.flops / 1e9:6.1f} GFLOP/s")
+
+# %% [markdown]
+# **Quick quiz.** `x.add_(1)` adds 1 to every element of a float32 tensor `x`, in place.
+# On this machine, which of the three costs is largest when `x` has 100 elements, and
+# which when it has 10,000,000? Set `answer_regimes` to a pair of words, each one of
+# `"overhead"`, `"memory"`, `"compute"`: `(for 100 elements, for 10,000,000 elements)`.
+
+# %% solution 06_compile-quiz-regime
+### BEGIN SOLUTION
+answer_regimes = ("overhead", "memory")
+### END SOLUTION
+
+# %% test 06_compile-quiz-regime-test points=1
+with checks.because("[mc:regime.answer-form] Answer with a pair of words, each 'overhead', "
+                    "'memory' or 'compute'."):
+    checks.expect_true(isinstance(answer_regimes, (tuple, list)) and len(answer_regimes) == 2
+                       and all(a in helpers.roofline.REGIMES for a in answer_regimes),
+                       f"answer_regimes is {answer_regimes!r}, not a pair of those words.")
+checks.answer("06_compile-quiz-regime", tuple(answer_regimes), "answer_regimes")
+### BEGIN HIDDEN TESTS
+_truth = tuple(helpers.roofline.regime(helpers.roofline.elementwise_cost(n, 1), here)
+               for n in (100, 10_000_000))
+checks.expect_true(tuple(answer_regimes) == _truth,
+                   "[mc:regime.no-overhead] Compare each size's three costs with the numbers "
+                   "above: x.add_(1) reads and writes 4 bytes per element and does 1 FLOP per "
+                   "element, and every call pays the fixed overhead.")
+### END HIDDEN TESTS
+
+# %% wrong 06_compile-quiz-regime
+{
+    ("memory", "memory"): "[mc:regime.no-overhead] A call costs a fixed amount however small "
+                          "its tensor: 100 elements are 800 bytes read and written, which this "
+                          "machine moves in far less time than the fixed cost of one call.",
+    ("compute", "memory"): "[mc:regime.no-overhead] 100 additions take a fraction of the fixed "
+                           "cost of one call: the overhead dominates a small tensor.",
+    ("overhead", "compute"): "[mc:regime.big-is-compute] A large tensor is not compute-bound "
+                             "for being large: x.add_(1) does 1 FLOP for every 8 bytes it "
+                             "moves, so moving the bytes takes far longer than the arithmetic.",
+    ("compute", "compute"): "[mc:regime.big-is-compute] An elementwise add does 1 FLOP for "
+                            "every 8 bytes it moves: the bytes, or for a small tensor the "
+                            "fixed cost, take longer than the arithmetic.",
+    ("memory", "compute"): "[mc:regime.big-is-compute] An elementwise add does 1 FLOP for every "
+                           "8 bytes it moves, and a small tensor pays the fixed cost of a "
+                           "call first.",
+    ("overhead", "overhead"): "[mc:regime.overhead-always] 10,000,000 elements are 80 MB read "
+                              "and written: at the bandwidth above that takes milliseconds, "
+                              "far more than the fixed cost of a call.",
+}
+
+# %% [markdown]
+# The cell times `x.add_(1)` at seven sizes and draws it beside the three bounds (dashed):
+# the flat overhead, bytes ÷ bandwidth (4 bytes read and 4 written per element), and
+# FLOPs ÷ FLOP/s (1 FLOP per element).
+
+# %%
+adds = helpers.bench.add_sweep()
+for size, seconds, bound in adds.rows():
+    print(f"{size:>12,} elements: {seconds * 1e6:9.1f} µs per call; largest bound: {bound}")
+helpers.bench.picture(helpers.bench.draw_add_sweep(adds))
+
+# %% [markdown]
+# Compare the measured line with the dashed ones: flat while the fixed cost dominates,
+# rising with the size once the bytes take longer, and never near the compute bound (1
+# FLOP per 8 bytes). Where it runs *under* the memory line, the tensor stayed in the
+# CPU's caches between calls, which are faster than the main memory the copy measured.
+#
+# The regime says which remedy can help:
+#
+# | regime | what limits it | remedies shown in this notebook |
+# |---|---|---|
+# | overhead-bound | calls, not data | fewer, larger calls: fusing ops into one kernel (§7); CUDA graphs, `mode="reduce-overhead"` (§8) |
+# | memory-bound | bytes moved | fusing a chain of elementwise ops so the data makes one trip instead of many (§7) |
+# | compute-bound | FLOPs | faster arithmetic (tensor cores, 16-bit formats, §10); compiling does not remove FLOPs |
+#
+# ## 2. Define-by-run and define-and-run
 #
 # PyTorch is **define-by-run**: the graph autograd uses (notebook 02) is recorded while
 # the code runs, so ordinary Python decides what happens. Here the number of halvings
@@ -88,7 +208,7 @@ def scaled_relu(x, w):
 print(torch.fx.symbolic_trace(scaled_relu).code)
 
 # %% [markdown]
-# ## 2. torch.compile: Dynamo captures, a backend compiles
+# ## 3. torch.compile: Dynamo captures, a backend compiles
 #
 # `torch.compile(fn)` returns a wrapper. On a call, **Dynamo** reads the Python bytecode
 # of `fn` as it is about to run with these inputs and records the tensor operations into
@@ -96,10 +216,10 @@ print(torch.fx.symbolic_trace(scaled_relu).code)
 #
 # - `"inductor"` (the default) generates code: C++ with OpenMP on a CPU, Triton kernels
 #   on a GPU, with chains of elementwise ops fused into single loops;
-# - `"eager"` runs the captured graph with ordinary PyTorch ops (no code generation):
-#   it costs only Dynamo's capture, which is why the exercises here use it;
+# - `"eager"` runs the captured graph with ordinary PyTorch ops (no code generation): it
+#   costs only Dynamo's capture, which is why most cells here use it;
 # - any function `backend(graph_module, example_inputs)` that returns a callable, for
-#   example one that records the graph so that we can look at it.
+#   example one that keeps the graph so that we can look at it.
 #
 # Dynamo also records **guards**: the conditions under which the captured graph is valid
 # (the shapes, dtypes and devices of the input tensors, and any Python value the code
@@ -121,18 +241,24 @@ print(f"{len(graphs)} graph captured:")
 print(graphs[0].code)
 
 # %% [markdown]
-# Where Dynamo meets something it cannot put into a graph (a `print`, a Python branch on
-# a tensor's value, a call into a library it does not understand) it **breaks the
-# graph**: it compiles the operations before that point as one graph, lets Python run the
-# unsupported part, and starts a new graph after it.
+# `helpers.capture.Recorder` is the same kind of backend, with a count: `Recorder()` keeps
+# every graph it is given (`.graphs`, `.count`, operations per graph in `.ops`).
+#
+# ## 4. Graph breaks, found and removed
+#
+# A graph holds tensor operations. Where Dynamo meets code it cannot record as one (a
+# `print`, a Python branch on a tensor's value, a call into a library it does not
+# understand) it stops, lets Python run that code as usual, and resumes capturing
+# after it: a **graph break**.
 #
 # **Quick quiz.** How many graphs does Dynamo capture from this function? Put a whole
-# number in `answer_graphs`. (The next section counts them.)
+# number in `answer_graphs`.
 #
 # ```python
-# def noisy(x):
+# def chatty(x):
+#     print("start")
 #     y = torch.sin(x) * 2
-#     print("halfway there")
+#     print("halfway")
 #     return torch.cos(y) + 1
 # ```
 
@@ -142,43 +268,66 @@ answer_graphs = 2
 ### END SOLUTION
 
 # %% test 06_compile-quiz-graphs-test points=1
-checks.expect_type(answer_graphs, int, "answer_graphs")
-checks.reject(answer_graphs, {
-    1: "[mc:compile.print-in-graph] A print is not a tensor operation: Dynamo cannot "
-       "record it in a graph, so it splits the function around it.",
-    3: "[mc:compile.break-is-graph] The print itself runs as ordinary Python between "
-       "the graphs; it is not a graph of its own.",
-}, "answer_graphs")
+with checks.because("[mc:compile.quiz-type] The answer is a count, a whole number."):
+    checks.answer("06_compile-quiz-graphs", answer_graphs, "answer_graphs", kind=int)
 ### BEGIN HIDDEN TESTS
-def _noisy(x):
+def _chatty(x):
+    print("start")
     y = torch.sin(x) * 2
-    print("halfway there")
+    print("halfway")
     return torch.cos(y) + 1
 
 
-_explained = torch._dynamo.explain(_noisy)(torch.ones(3))
-checks.expect_close(answer_graphs, _explained.graph_count, "answer_graphs", rtol=0, atol=0,
-                    hint="[mc:compile.print-in-graph] The operations before the print form "
-                         "one graph and those after it another.")
+_seen = Recorder()
+with contextlib.redirect_stdout(io.StringIO()):   # its prints are not the test's output
+    torch.compile(_chatty, backend=_seen)(torch.ones(3))
+checks.expect_true(answer_graphs == _seen.count,
+                   "[mc:compile.empty-graph] A graph holds the tensor operations between two "
+                   "breaks; a stretch with none makes no graph.")
 ### END HIDDEN TESTS
 
+# %% wrong 06_compile-quiz-graphs
+{
+    1: "[mc:compile.print-in-graph] A print is not a tensor operation: Dynamo cannot record "
+       "it in a graph, so it splits the function around it.",
+    3: "[mc:compile.empty-graph] Before the first print there is no tensor operation, so "
+       "that stretch makes no graph: count only the stretches that contain tensor operations.",
+    4: "[mc:compile.break-is-graph] A print runs as ordinary Python between the graphs; it "
+       "is not a graph of its own.",
+    5: "[mc:compile.break-is-graph] A print runs as ordinary Python between the graphs; it "
+       "is not a graph of its own, and a stretch with no tensor operation makes none.",
+}
+
 # %% [markdown]
-# ## 3. Graph breaks, found and removed
-#
-# `torch._dynamo.explain(fn)(*args)` runs Dynamo on `fn` once and reports the graphs it
-# made, the breaks, and why each break happened:
+# The cell compiles `chatty` with a `Recorder` and prints Dynamo's graph-break log.
+# `TORCH_LOGS="graph_breaks"` in the environment turns that log on for a whole program;
+# `torch_log.shown(graph_breaks=True, brief=True)` turns it on for one block and prints
+# where and why each break happened as plain output (it calls the documented but internal
+# `torch._logging.set_logs`).
 
 # %%
-def noisy(x):
+def chatty(x):
+    print("start")
     y = torch.sin(x) * 2
-    print("halfway there")
+    print("halfway")
     return torch.cos(y) + 1
 
 
-report = torch._dynamo.explain(noisy)(torch.ones(3))
-print(f"graphs: {report.graph_count}, graph breaks: {report.graph_break_count}")
-for reason in report.break_reasons:
-    print("  reason:", reason.reason.splitlines()[0])
+seen = Recorder()
+with torch_log.shown(graph_breaks=True, brief=True):
+    torch.compile(chatty, backend=seen)(torch.ones(3))
+print(f"{seen.count} graphs, with {seen.ops} operations")
+
+# %% [markdown]
+# Compare with your answer: two breaks, one per `print`, but the stretch before the
+# first `print` has no tensor operation, so it makes no graph.
+#
+# A break costs a trip back to Python and splits the work that could have been fused.
+# `fullgraph=True` turns a break into an error, so that you hear about it:
+
+# %%
+with checks.expect_error(Exception):
+    torch.compile(chatty, backend="eager", fullgraph=True)(torch.ones(3))
 
 # %% [markdown]
 # Data-dependent control flow is the common cause in real code. `normalise` scales `x`
@@ -193,14 +342,14 @@ def normalise(x):
     return x
 
 
-report = torch._dynamo.explain(normalise)(torch.tensor([3.0, -6.0]))
-print(f"graphs: {report.graph_count}, graph breaks: {report.graph_break_count}")
-print("  reason:", report.break_reasons[0].reason.splitlines()[0])
+with checks.expect_error(Exception):
+    torch.compile(normalise, backend="eager", fullgraph=True)(torch.tensor([3.0, -6.0]))
 
 # %% [markdown]
-# The way out is to keep the decision inside the graph as a tensor operation. With
-# `torch.where(condition, a, b)` both branches are computed and the condition picks one
-# (per element, or here for all elements at once, since the condition is one value):
+# One way out keeps the decision inside the graph as a tensor operation:
+# `torch.where(condition, a, b)` computes both `a` and `b` and the condition picks, per
+# element (or here for all elements at once, since the condition is one value). Now the
+# whole function is one graph:
 
 # %%
 def normalise_where(x):
@@ -208,37 +357,88 @@ def normalise_where(x):
     return torch.where(peak > 1, x / peak, x)
 
 
-report = torch._dynamo.explain(normalise_where)(torch.tensor([3.0, -6.0]))
-print(f"graphs: {report.graph_count}, graph breaks: {report.graph_break_count}")
+compiled_normalise = torch.compile(normalise_where, backend="eager", fullgraph=True)
 for sample in (torch.tensor([3.0, -6.0]), torch.tensor([0.5, -0.25])):
-    print(sample.tolist(), "->", normalise(sample).tolist(), "and", normalise_where(sample).tolist())
+    print(sample.tolist(), "->", normalise(sample).tolist(), "and",
+          compiled_normalise(sample).tolist())
 
 # %% [markdown]
-# `Tensor.item()` breaks a graph too: it turns a tensor into a Python number, which
-# Dynamo does not have while tracing. Dynamo also logs a warning about it, with the
-# setting that would capture the number instead; `torch_log.shown()` prints torch's log
-# here as plain output (torch writes it to the error stream, which the notebook paints red).
+# `torch._dynamo.explain(fn)(*args)` (internal API) runs Dynamo once and reports the
+# graphs and breaks without raising; `fullgraph=True` and the `graph_breaks` log are the
+# public ways to the same facts. For the two versions:
 
 # %%
-def scale_by_total(x):
-    return x * x.sum().item()
-
-
-with torch_log.shown():
-    report = torch._dynamo.explain(scale_by_total)(torch.ones(3))
-print(f"graphs: {report.graph_count}, graph breaks: {report.graph_break_count}")
-print("  reason:", report.break_reasons[0].reason.splitlines()[0])
+for fn in (normalise, normalise_where):
+    report = torch._dynamo.explain(fn)(torch.tensor([3.0, -6.0]))
+    print(f"{fn.__name__}: {report.graph_count} graphs, {report.graph_break_count} graph break(s)")
 
 # %% [markdown]
-# Here `x * x.sum()` gives the same values and keeps the graph whole: keep conversions to
-# Python values out of the code you compile, or move them to after it.
+# `torch.where` computes both branches. What does that do to the gradient?
 #
-# ### Exercise 1: remove a graph break (2 points)
+# **Quick quiz.** Predict `x.grad[0]` after these lines: the gradient at x = −1, where the
+# output is the constant 0. Put a number in `answer_where_grad` (`float("inf")` and
+# `float("nan")` are numbers too).
 #
-# *Misconception targeted: believing the `if` can simply go (dropping a branch), or that
-# `.item()` is a graph-friendly way to read the condition.*
+# ```python
+# x = torch.tensor([-1.0, 4.0], requires_grad=True)
+# y = torch.where(x > 0, torch.sqrt(x), 0.0)
+# y.sum().backward()
+# ```
+
+# %% solution 06_compile-quiz-where
+### BEGIN SOLUTION
+answer_where_grad = float("nan")
+### END SOLUTION
+
+# %% test 06_compile-quiz-where-test points=1
+with checks.because("[mc:compile.quiz-type] The answer is a number."):
+    checks.answer("06_compile-quiz-where", answer_where_grad, "answer_where_grad",
+                  kind=(int, float))
+### BEGIN HIDDEN TESTS
+_x = torch.tensor([-1.0, 4.0], requires_grad=True)
+torch.where(_x > 0, torch.sqrt(_x), 0.0).sum().backward()
+checks.expect_true(math.isnan(answer_where_grad) and math.isnan(_x.grad[0].item()),
+                   "[mc:compile.where-masks-gradient] The backward pass differentiates both "
+                   "branches at every element and multiplies the unpicked one's gradient by 0; "
+                   "d sqrt(x)/dx at x = -1 is NaN, and 0 × NaN is NaN.")
+### END HIDDEN TESTS
+
+# %% wrong 06_compile-quiz-where
+{
+    0: "[mc:compile.where-masks-gradient] The output there is a constant, but the backward "
+       "pass still differentiates the unpicked branch, sqrt(x) at x = -1, and multiplies "
+       "its gradient by 0: 0 × NaN is NaN.",
+    0.25: "[mc:compile.where-masks-gradient] 0.25 is the gradient at x = 4. At x = -1 the "
+          "backward pass differentiates sqrt(x) too, and multiplies that by 0: 0 × NaN is NaN.",
+    -0.5: "[mc:compile.where-masks-gradient] sqrt has no real derivative at -1: the backward "
+          "pass differentiates it anyway and multiplies the result by 0, and 0 × NaN is NaN.",
+}
+
+# %%
+x = torch.tensor([-1.0, 4.0], requires_grad=True)
+torch.where(x > 0, torch.sqrt(x), 0.0).sum().backward()
+print("gradient with torch.where:         ", x.grad.tolist())
+
+x = torch.tensor([-1.0, 4.0], requires_grad=True)
+safe_input = torch.where(x > 0, x, 1.0)      # the unsafe branch never sees x <= 0
+torch.where(x > 0, torch.sqrt(safe_input), 0.0).sum().backward()
+print("gradient with the input masked too:", x.grad.tolist())
+
+# %% [markdown]
+# Compare the first line with your answer. The forward pass throws the unpicked values
+# away, but the backward pass runs through both branches at every element and multiplies
+# the unpicked branch's gradient by 0, and 0 × NaN (or 0 × inf) is NaN. The safe form
+# masks the *input* of the unsafe branch too, so that branch computes something harmless
+# (`sqrt(1.0)`) where its result is thrown away.
 #
-# `clip_norm(x, limit)` rescales `x` so that its Euclidean norm is at most `limit`:
+# ### Exercise 1: a norm clip that compiles whole and trains (2 points)
+#
+# *Misconception targeted: dropping a branch to remove an `if`; believing an `if` on
+# `.item()` keeps the graph whole; believing a value the forward pass throws away cannot
+# spoil the gradient.*
+#
+# `clip_norm(x, limit)` rescales `x` so that its Euclidean norm is at most `limit`, as
+# gradient clipping does:
 #
 # ```python
 # def clip_norm(x, limit):
@@ -248,15 +448,21 @@ print("  reason:", report.break_reasons[0].reason.splitlines()[0])
 #     return x
 # ```
 #
-# Write `clip_norm_nobreak(x, limit)` that returns the same values for every `x` (a float
-# tensor) and positive float `limit`, and that `torch._dynamo.explain` compiles with **no**
-# graph break.
+# Write `clip_norm_nobreak(x, limit)` that, for every float tensor `x` and positive float
+# `limit`,
+# - returns the same values as `clip_norm`;
+# - compiles with `torch.compile(clip_norm_nobreak, fullgraph=True)`, that is, with no
+#   graph break;
+# - has the same gradient with respect to `x` as `clip_norm` wherever the norm differs from
+#   `limit`, **including `x` = 0** (all zeros), where the norm is 0.
 
 # %% solution 06_compile-graph-break
 def clip_norm_nobreak(x, limit):
     ### BEGIN SOLUTION
     norm = torch.linalg.vector_norm(x)
-    return torch.where(norm > limit, x * (limit / norm), x)
+    over = norm > limit
+    safe_norm = torch.where(over, norm, limit)   # never 0 on the branch that is thrown away
+    return torch.where(over, x * (limit / safe_norm), x)
     ### END SOLUTION
 
 # %% test 06_compile-graph-break-test points=2
@@ -267,6 +473,12 @@ def _clip_norm(x, limit):
     return x
 
 
+def _gradient(fn, x, limit):
+    x = x.clone().requires_grad_(True)
+    (fn(x, limit) * torch.arange(1.0, x.numel() + 1).reshape(x.shape)).sum().backward()
+    return x.grad
+
+
 _big, _small = torch.tensor([3.0, 4.0]), torch.tensor([0.3, 0.4])
 with checks.explain_errors({"": "[mc:compile.branch-dropped] Call it the way the test "
                                 "does: clip_norm_nobreak(x, limit) with a float tensor x."},
@@ -274,42 +486,60 @@ with checks.explain_errors({"": "[mc:compile.branch-dropped] Call it the way the
     _got_big, _got_small = clip_norm_nobreak(_big, 1.0), clip_norm_nobreak(_small, 1.0)
 checks.expect_close(_got_small, _clip_norm(_small, 1.0), "clip_norm_nobreak([0.3, 0.4], 1.0)",
                     hint="[mc:compile.branch-dropped] A norm already within the limit must "
-                         "leave x unchanged: removing the if must keep both branches "
-                         "(torch.where computes both and picks one).")
+                         "leave x unchanged: removing the if must keep both branches.")
 checks.expect_close(_got_big, _clip_norm(_big, 1.0), "clip_norm_nobreak([3.0, 4.0], 1.0)",
                     hint="[mc:compile.branch-dropped] A norm above the limit must be scaled "
                          "down to the limit: removing the if must keep both branches.")
-_explained = torch._dynamo.explain(clip_norm_nobreak)(_big, 1.0)
-checks.expect_close(_explained.graph_break_count, 0, "graph breaks in clip_norm_nobreak",
-                    rtol=0, atol=0,
-                    hint="[mc:compile.item-avoids-break] A Python if on a tensor, .item(), "
-                         ".tolist() or a print still needs a value Dynamo does not have "
-                         "while tracing: express the choice as a tensor operation "
-                         "(torch.where, clamp, minimum).")
+with checks.explain_errors({"": "[mc:compile.item-avoids-break] torch.compile(..., "
+                                "fullgraph=True) stopped at a graph break: a Python if on a "
+                                "tensor's value (also through .item()) needs a value Dynamo "
+                                "does not have while tracing. Express the choice as tensor "
+                                "operations."},
+                           "torch.compile(clip_norm_nobreak, backend='eager', fullgraph=True)"):
+    _whole = torch.compile(clip_norm_nobreak, backend="eager", fullgraph=True)
+    _compiled_big = _whole(_big, 1.0)
+checks.expect_close(_compiled_big, _clip_norm(_big, 1.0), "the compiled clip_norm_nobreak",
+                    hint="[mc:compile.branch-dropped] Compiling must not change the values.")
+_at_zero = _gradient(clip_norm_nobreak, torch.zeros(4), 1.0)
+checks.expect_true(bool(torch.isfinite(_at_zero).all()),
+                   f"The gradient at x = 0 is {_at_zero.tolist()}. "
+                   "[mc:compile.unused-branch-gradient] At x = 0 the norm is 0: the branch "
+                   "you throw away divides by it, "
+                   "and the backward pass still runs through that branch (its gradient times "
+                   "0 is NaN when it is inf or NaN). Make sure the discarded branch never "
+                   "divides by 0, for example by masking its input too.")
 ### BEGIN HIDDEN TESTS
+torch.manual_seed(6)
 with checks.explain_errors({"": "[mc:compile.branch-dropped] clip_norm_nobreak must accept "
                                 "any float tensor and a positive float limit."},
                            "clip_norm_nobreak"):
-    for _x in (torch.randn(7) * 5, torch.randn(3, 4) * 0.01, torch.zeros(4)):
+    for _x in (torch.randn(7) * 5, torch.randn(3, 4) * 0.01, torch.zeros(4), torch.zeros(2, 3),
+               torch.randn(5, dtype=torch.float64) * 3):
         for _limit in (0.5, 2.0):
             checks.expect_close(clip_norm_nobreak(_x, _limit), _clip_norm(_x, _limit),
                                 f"clip_norm_nobreak(x of shape {tuple(_x.shape)}, {_limit})",
                                 hint="[mc:compile.branch-dropped] Both branches must stay.")
+            checks.expect_close(_gradient(clip_norm_nobreak, _x, _limit),
+                                _gradient(_clip_norm, _x, _limit),
+                                f"the gradient of clip_norm_nobreak at x of shape "
+                                f"{tuple(_x.shape)}, limit {_limit}",
+                                hint="[mc:compile.unused-branch-gradient] The gradient must "
+                                     "match clip_norm's, also where the norm is 0.")
+with checks.explain_errors({"": "[mc:compile.item-avoids-break] clip_norm_nobreak must "
+                                "compile with fullgraph=True for any shape."},
+                           "the fullgraph compile on a 2-D tensor"):
+    _whole(torch.randn(3, 3), 0.5)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 4. Guards and recompilation, counted
+# ## 5. Guards and recompilation, counted
 #
-# `CompileCounter` from `torch._dynamo.testing` is a backend that runs graphs eagerly and
-# counts them: `frame_count` is the number of graphs compiled, `op_count` the number of
-# operations in them. `torch._dynamo.reset()` makes Dynamo forget every compiled graph and
-# what it remembered about earlier calls, so that a count starts from zero.
+# `torch.compiler.reset()` makes Dynamo forget every compiled graph and what it
+# remembered about earlier calls, so that a count starts from zero. `dynamic=False` asks
+# Dynamo to treat every shape as a constant: a new shape fails a guard and recompiles.
 #
-# `dynamic=False` asks Dynamo to treat every shape as a constant: a new shape fails a
-# guard and recompiles.
-#
-# **Quick quiz.** Predict `counter.frame_count` after these six calls. Put a whole number
-# in `answer_recompiles`. (The cell after the quiz runs them.)
+# **Quick quiz.** Predict `counter.count` after these six calls. Put a whole number in
+# `answer_recompiles`. (The cell after the quiz runs them.)
 #
 # ```python
 # def scale(x, mode):
@@ -317,8 +547,8 @@ with checks.explain_errors({"": "[mc:compile.branch-dropped] clip_norm_nobreak m
 #         return x * 2
 #     return x + 1
 #
-# torch._dynamo.reset()
-# counter = CompileCounter()
+# torch.compiler.reset()
+# counter = Recorder()
 # fast = torch.compile(scale, backend=counter, dynamic=False)
 # fast(torch.ones(3), "double")
 # fast(torch.zeros(3), "double")
@@ -334,17 +564,8 @@ answer_recompiles = 4
 ### END SOLUTION
 
 # %% test 06_compile-quiz-recompiles-test points=1
-checks.expect_type(answer_recompiles, int, "answer_recompiles")
-checks.reject(answer_recompiles, {
-    6: "[mc:compile.every-call] A call whose guards all hold reuses the cached graph: "
-       "only calls that fail a guard compile.",
-    5: "[mc:compile.values-guarded] Guards check a tensor's shape, dtype and device, "
-       "not its values: ones and zeros of the same shape share a graph.",
-    3: "[mc:compile.dtype-unguarded] A float64 tensor needs different code from a "
-       "float32 one, so the dtype is guarded as well as the shape.",
-    2: "[mc:compile.shape-unguarded] With dynamic=False every new shape fails a guard, "
-       "and so does the string mode the code branched on.",
-}, "answer_recompiles")
+with checks.because("[mc:compile.quiz-type] The answer is a count, a whole number."):
+    checks.answer("06_compile-quiz-recompiles", answer_recompiles, "answer_recompiles", kind=int)
 ### BEGIN HIDDEN TESTS
 def _scale(x, mode):
     if mode == "double":
@@ -352,26 +573,35 @@ def _scale(x, mode):
     return x + 1
 
 
-torch._dynamo.reset()
-_counter = CompileCounter()
+_counter = Recorder()
 _fast = torch.compile(_scale, backend=_counter, dynamic=False)
 for _args in ((torch.ones(3), "double"), (torch.zeros(3), "double"), (torch.ones(3), "add"),
               (torch.ones(5), "add"), (torch.ones(3, dtype=torch.float64), "add"),
               (torch.ones(3), "double")):
     _fast(*_args)
-checks.expect_close(answer_recompiles, _counter.frame_count, "answer_recompiles",
-                    rtol=0, atol=0,
-                    hint="[mc:compile.shape-unguarded] Go through the calls one by one: a "
-                         "call compiles when its shape, dtype or mode differs from every "
-                         "earlier call's.")
+checks.expect_true(answer_recompiles == _counter.count,
+                   "[mc:compile.shape-unguarded] Go through the calls one by one: a call "
+                   "compiles when its shape, dtype or mode differs from every earlier call's.")
 ### END HIDDEN TESTS
 
+# %% wrong 06_compile-quiz-recompiles
+{
+    6: "[mc:compile.every-call] A call whose guards all hold reuses the cached graph: only "
+       "calls that fail a guard compile.",
+    5: "[mc:compile.values-guarded] Guards check a tensor's shape, dtype and device, not its "
+       "values: ones and zeros of the same shape share a graph.",
+    3: "[mc:compile.dtype-unguarded] A float64 tensor needs different code from a float32 "
+       "one, so the dtype is guarded as well as the shape.",
+    2: "[mc:compile.shape-unguarded] With dynamic=False every new shape fails a guard, and "
+       "so does the string mode the code branched on.",
+    1: "[mc:compile.shape-unguarded] A graph is valid only while its guards hold: a new "
+       "shape, dtype or branch taken on mode compiles again.",
+}
+
 # %% [markdown]
-# Now run it. `torch._logging.set_logs(recompiles=True)` makes Dynamo explain every
-# recompilation: which guard failed, and for a Python value, which line branched on it.
-# `torch_log.shown(recompiles=True)` does that for one block and prints the log as plain
-# output; on your own, `set_logs(recompiles=True)` logs to the error stream until
-# `set_logs()` turns it off.
+# Now run it with Dynamo's recompile log on (`TORCH_LOGS="recompiles"` for a whole
+# program): for each recompilation it names the guard that failed, and for a Python value,
+# the line that branched on it.
 
 # %%
 def scale(x, mode):
@@ -380,94 +610,28 @@ def scale(x, mode):
     return x + 1
 
 
-torch._dynamo.reset()
-counter = CompileCounter()
+torch.compiler.reset()
+counter = Recorder()
 fast = torch.compile(scale, backend=counter, dynamic=False)
-with torch_log.shown(recompiles=True):
+with torch_log.shown(recompiles=True, brief=True):
     for args in ((torch.ones(3), "double"), (torch.zeros(3), "double"), (torch.ones(3), "add"),
                  (torch.ones(5), "add"), (torch.ones(3, dtype=torch.float64), "add"),
                  (torch.ones(3), "double")):
         fast(*args)
         print(f"after fast{tuple(args[0].shape), str(args[0].dtype), args[1]}: "
-              f"{counter.frame_count} graphs compiled")
+              f"{counter.count} graphs compiled")
 
 # %% [markdown]
-# ### Exercise 2: count compilations (2 points)
+# Compare the count after each call with your reasoning: the zeros reuse the ones' graph
+# (values are not guarded), and the last call finds its graph in the cache.
 #
-# *Misconception targeted: counting calls (or operations) instead of compilations, and
-# calling the original function instead of the compiled wrapper.*
-#
-# Write `count_compiles(fn, calls)` that resets Dynamo, compiles `fn` with a new
-# `CompileCounter` as the backend and `dynamic=False`, calls the compiled function
-# once with each argument tuple in the list `calls` (`compiled(*args)`), and returns the
-# number of graphs compiled, as an `int`.
-
-# %% solution 06_compile-count
-def count_compiles(fn, calls):
-    ### BEGIN SOLUTION
-    torch._dynamo.reset()
-    counter = CompileCounter()
-    compiled = torch.compile(fn, backend=counter, dynamic=False)
-    for args in calls:
-        compiled(*args)
-    return counter.frame_count
-    ### END SOLUTION
-
-# %% test 06_compile-count-test points=2
-def _two_ops(x, n):
-    return torch.sin(x) * n
-
-
-_calls = [(torch.ones(2), 1), (torch.ones(2), 1), (torch.ones(2), 2), (torch.ones(4), 2)]
-with checks.explain_errors({"": "[mc:compile.every-call] count_compiles(fn, calls) calls "
-                                "the compiled fn once per tuple in calls: compiled(*args)."},
-                           "count_compiles(fn, calls)"):
-    _got = count_compiles(_two_ops, _calls)
-checks.expect_type(_got, int, "count_compiles(...)")
-checks.reject(_got, {
-    4: "[mc:compile.every-call] That is the number of calls: the second call repeats the "
-       "first one's shapes and values, so its guards hold and nothing compiles.",
-    0: "[mc:compile.uncompiled-call] No graph was compiled: call the compiled wrapper "
-       "that torch.compile returned, not the original function.",
-    6: "[mc:compile.op-count] op_count counts operations in the graphs; frame_count "
-       "counts the graphs compiled.",
-}, "count_compiles(_two_ops, calls)")
-### BEGIN HIDDEN TESTS
-def _poly(x):
-    return x * x + 1
-
-
-_lengths = [(torch.ones(_n),) for _n in (2, 3, 4, 5)]
-with checks.explain_errors({"": "[mc:compile.every-call] count_compiles(fn, calls) calls "
-                                "the compiled fn once per tuple in calls."},
-                           "count_compiles(_poly, calls)"):
-    _got = count_compiles(_poly, _lengths)
-    _again = count_compiles(_poly, _lengths)
-checks.reject(_got, {2: "[mc:compile.automatic-dynamic] With shapes left dynamic the "
-                        "second length compiles a graph for any length: this count asks "
-                        "for dynamic=False."}, "count_compiles(_poly, four lengths)")
-checks.expect_close(_got, 4, "count_compiles(_poly, four lengths)", rtol=0, atol=0,
-                    hint="[mc:compile.every-call] With dynamic=False each of the four lengths "
-                         "fails the earlier graphs' shape guards and compiles once.")
-checks.expect_close(_again, 4, "a second count_compiles(_poly, four lengths)", rtol=0, atol=0,
-                    hint="[mc:compile.every-call] A second count of the same calls must give "
-                         "the same number: start each count with a new counter.")
-_two = count_compiles(_two_ops, [(torch.ones(3), 1), (torch.ones(3, dtype=torch.float64), 1),
-                                 (torch.zeros(3), 1)])
-checks.reject(_two, {4: "[mc:compile.op-count] Count graphs (frame_count), not "
-                        "operations (op_count)."}, "count_compiles with a float64 call")
-checks.expect_close(_two, 2, "count_compiles with a float64 call", rtol=0, atol=0,
-                    hint="[mc:compile.values-guarded] Only the float64 call fails a guard: "
-                         "zeros and ones of the same shape and dtype share a graph.")
-### END HIDDEN TESTS
-
-# %% [markdown]
 # ### Dynamic shapes, and a stance that refuses to recompile
 #
 # Left at its default (`dynamic=None`), `torch.compile` first compiles for the exact
 # shape it sees. When a later call brings a new size, it recompiles **once** with that
-# dimension symbolic, and the new graph serves every later size. `dynamic=True` makes
-# shapes symbolic from the first call. (Sizes 0 and 1 are still treated as special.)
+# dimension symbolic (*automatic dynamic shapes*), and the new graph serves every later
+# size. `dynamic=True` makes shapes symbolic from the first call. (Sizes 0 and 1 are still
+# treated as special.)
 
 # %%
 def poly(x):
@@ -475,12 +639,12 @@ def poly(x):
 
 
 for setting in (False, None, True):
-    torch._dynamo.reset()
-    counter = CompileCounter()
+    torch.compiler.reset()
+    counter = Recorder()
     compiled_poly = torch.compile(poly, backend=counter, dynamic=setting)
     for n in (2, 3, 4, 5, 6):
         compiled_poly(torch.ones(n))
-    print(f"dynamic={setting}: {counter.frame_count} graphs for five lengths")
+    print(f"dynamic={setting}: {counter.count} graphs for five lengths")
 
 # %% [markdown]
 # In a server or a training loop, an unexpected recompilation costs seconds every time
@@ -488,7 +652,7 @@ for setting in (False, None, True):
 # that names the failed guard, so a test can catch it:
 
 # %%
-torch._dynamo.reset()
+torch.compiler.reset()
 compiled_poly = torch.compile(poly, backend="eager", dynamic=True)
 compiled_poly(torch.ones(8))               # compiles once
 with torch.compiler.set_stance("fail_on_recompile"):
@@ -497,70 +661,115 @@ with torch.compiler.set_stance("fail_on_recompile"):
         compiled_poly(torch.ones(100, dtype=torch.float64))   # a new dtype must recompile
 
 # %% [markdown]
-# ### Exercise 3: compile once for every length (2 points)
+# ### Exercise 2: pad to a few lengths (2 points)
 #
-# *Misconception targeted: believing the default compiles once for all shapes (it
-# specialises to the first one), or that `dynamic=False` is the "fast" setting here.*
+# *Misconception targeted: believing a static-shape compile serves a new length without
+# recompiling; padding to a length that is not the smallest one that fits (or one that
+# does not fit); leaving the padding in the result.*
 #
-# Write `compile_for_any_length(fn, backend)` that returns a callable running `fn` compiled
-# with `backend`, such that calling it on 1-D float32 tensors of lengths 2, 3, 4, ... (in
-# any order) compiles **one** graph in all. The test first calls it once, then calls it
-# with other lengths under `set_stance("fail_on_recompile")`.
+# Sometimes shapes must stay static: CUDA graphs (§8) replay one recorded shape, and a
+# static kernel can be faster than a symbolic one (§7). Inputs of many lengths (sentences,
+# the ragged last batch of notebook 05) are then padded up to a few fixed lengths,
+# **buckets**, so that at most one graph per bucket is ever compiled.
+#
+# Write `run_bucketed(compiled_fn, x, buckets)`. `x` is a 1-D float tensor of length
+# L ≥ 1 and `buckets` a tuple of lengths in increasing order. Append zeros to `x` up to the
+# smallest bucket length that is at least L, call `compiled_fn` once on the padded tensor,
+# and return the first L values of its result. When L is longer than the largest bucket,
+# raise a `ValueError` that says so. (`F.pad(x, (0, k))` appends k zeros to a 1-D tensor.)
+#
+# The test compiles, with `dynamic=False`, a function whose output at position i depends
+# only on positions up to i (a running sum), so zeros appended at the end do not change
+# the first L values.
 
-# %% solution 06_compile-dynamic
-def compile_for_any_length(fn, backend):
+# %% solution 06_compile-buckets
+def run_bucketed(compiled_fn, x, buckets):
     ### BEGIN SOLUTION
-    return torch.compile(fn, backend=backend, dynamic=True)
+    length = x.shape[0]
+    fits = [b for b in buckets if b >= length]
+    if not fits:
+        raise ValueError(f"length {length} is longer than the largest bucket, {max(buckets)}")
+    padded = F.pad(x, (0, fits[0] - length))
+    return compiled_fn(padded)[:length]
     ### END SOLUTION
 
-# %% test 06_compile-dynamic-test points=2
-def _cube(x):
-    return x * x * x - x
+# %% test 06_compile-buckets-test points=2
+def _running(x):
+    return torch.cumsum(x, 0) * 0.5 + 1.0
 
 
-torch._dynamo.reset()
-_counter = CompileCounter()
-with checks.explain_errors({"": "[mc:compile.automatic-dynamic] compile_for_any_length(fn, "
-                                "backend) returns torch.compile's wrapper (or a function "
-                                "calling it)."}, "compile_for_any_length(fn, backend)"):
-    _any = compile_for_any_length(_cube, _counter)
-    _first = _any(torch.arange(5.0))
-checks.expect_close(_first, _cube(torch.arange(5.0)), "the compiled function's result",
-                    hint="[mc:compile.automatic-dynamic] Compiling must not change what "
-                         "fn computes.")
-checks.expect_close(_counter.frame_count, 1, "graphs after the first call", rtol=0, atol=0,
-                    hint="[mc:compile.uncompiled-call] One graph should be compiled with the "
-                         "given backend: pass it to torch.compile(fn, backend=backend).")
-with checks.explain_errors({
-        "recompile": "[mc:compile.automatic-dynamic] A new length recompiled: by default "
-                     "(and with dynamic=False) the first graph is specialised to the first "
-                     "length. Ask for a symbolic length from the start.",
-        "": "[mc:compile.automatic-dynamic] Calling it on a new length failed."},
-        "calling it on length 7 under fail_on_recompile"):
-    with torch.compiler.set_stance("fail_on_recompile"):
-        _seven = _any(torch.arange(7.0))
-checks.expect_close(_seven, _cube(torch.arange(7.0)), "the result on length 7",
-                    hint="[mc:compile.automatic-dynamic] Compiling must not change what "
-                         "fn computes.")
+_recorder = Recorder()
+_compiled = torch.compile(_running, backend=_recorder, dynamic=False)
+_buckets = (4, 8, 16)
+for _length in range(1, 17):
+    _x = torch.arange(1.0, _length + 1)
+    _hint = ("[mc:compile.bucket-edge] A length equal to a bucket's fits that bucket: pad to "
+             "the smallest bucket length that is at least L." if _length in _buckets else
+             "[mc:compile.bucket-call] run_bucketed(compiled_fn, x, buckets) pads x with zeros "
+             "and calls compiled_fn once on the padded tensor.")
+    with checks.explain_errors({"": _hint}, f"run_bucketed(compiled_fn, x of length {_length}, "
+                                            f"{_buckets})"):
+        _out = run_bucketed(_compiled, _x, _buckets)
+    with checks.because("[mc:compile.padding-kept] Return the first L values only: the padding "
+                        "is not part of the answer."):
+        checks.expect_shape(_out, (_length,), f"the result for length {_length}")
+    checks.expect_close(_out, _running(_x), f"the result for length {_length}",
+                        hint="[mc:compile.bucket-call] Append zeros at the end, so that the "
+                             "first L values are those of the unpadded input.")
+checks.expect_true(_recorder.count <= len(_buckets),
+                   f"Lengths 1 to 16 compiled {_recorder.count} graphs. "
+                   "[mc:compile.static-new-length] With dynamic=False every new length fails a "
+                   "shape guard: call compiled_fn only on padded tensors, whose lengths are "
+                   "bucket lengths.")
+checks.expect_true(_recorder.count == len(_buckets),
+                   f"Lengths 1 to 16 compiled {_recorder.count} graph(s), not one per bucket. "
+                   "[mc:compile.pad-to-largest] Padding everything to the largest bucket makes "
+                   "every short input pay for the longest length: pad to the smallest bucket "
+                   "that fits.")
+checks.expect_raises(ValueError, run_bucketed, _compiled, torch.ones(17), _buckets,
+                     name="run_bucketed(compiled_fn, x of length 17, (4, 8, 16))",
+                     why="[mc:compile.no-bucket-fits] A length longer than every bucket has "
+                         "no bucket to go to: say so with a ValueError instead of padding to "
+                         "some other length.")
 ### BEGIN HIDDEN TESTS
-with checks.explain_errors({
-        "recompile": "[mc:compile.automatic-dynamic] A later length recompiled: the one "
-                     "graph must have a symbolic length.",
-        "": "[mc:compile.automatic-dynamic] Calling it on other lengths failed."},
-        "calling it on lengths 2 to 12"):
-    with torch.compiler.set_stance("fail_on_recompile"):
-        for _n in (12, 2, 3, 9, 4):
-            checks.expect_close(_any(torch.arange(float(_n))), _cube(torch.arange(float(_n))),
-                                f"the result on length {_n}",
-                                hint="[mc:compile.automatic-dynamic] Compiling must not "
-                                     "change what fn computes.")
-checks.expect_close(_counter.frame_count, 1, "graphs after six lengths", rtol=0, atol=0,
-                    hint="[mc:compile.automatic-dynamic] One graph with a symbolic length "
-                         "serves every length of one dtype.")
+_recorder = Recorder()
+_compiled = torch.compile(helpers.capture.fresh_copy(_running, "_running_hidden"),
+                          backend=_recorder, dynamic=False)
+_calls = []
+
+
+def _counting(x):
+    _calls.append(x.shape[0])
+    return _compiled(x)
+
+
+_buckets = (3, 5, 9)
+for _length in (9, 1, 5, 4, 2, 3, 7, 6, 8):
+    _x = torch.randn(_length, dtype=torch.float64)
+    _saved = _x.clone()
+    _calls.clear()
+    with checks.explain_errors({"": "[mc:compile.bucket-call] run_bucketed must work for any "
+                                    "buckets and lengths up to the largest bucket."},
+                               f"run_bucketed(fn, x of length {_length}, {_buckets})"):
+        _out = run_bucketed(_counting, _x, _buckets)
+    checks.expect_true(_calls == [min(b for b in _buckets if b >= _length)],
+                       f"For length {_length} compiled_fn was called on lengths {_calls}. "
+                       "[mc:compile.bucket-edge] Call it once, on x padded to the smallest "
+                       "bucket length that is at least L.")
+    checks.expect_close(_out, _running(_saved), f"the result for length {_length}",
+                        hint="[mc:compile.padding-kept] Return the first L values of "
+                             "compiled_fn's result on the padded input.")
+    checks.expect_untouched(_x, _saved, "x")
+checks.expect_true(_recorder.count == len(_buckets),
+                   f"Nine lengths compiled {_recorder.count} graphs for three buckets. "
+                   "[mc:compile.static-new-length] One graph per bucket.")
+checks.expect_raises(ValueError, run_bucketed, _compiled, torch.ones(10), _buckets,
+                     name="run_bucketed(fn, x of length 10, (3, 5, 9))",
+                     why="[mc:compile.no-bucket-fits] No bucket fits a length of 10.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 5. Timing done right
+# ## 6. Timing done right
 #
 # A measurement of "how long does this take" goes wrong in three common ways:
 #
@@ -571,54 +780,40 @@ checks.expect_close(_counter.frame_count, 1, "graphs after six lengths", rtol=0,
 #    as soon as the kernel is queued. Reading the clock then measures the queueing, not
 #    the work. `torch.cuda.synchronize()` waits until the queue is empty. (A CPU op has
 #    finished when the call returns, so there is nothing to wait for.)
-# 3. **One sample, or the mean.** Other programs, interrupts and frequency changes make
-#    some repeats slow. Repeat, and report the **median** (with the spread): one slow
-#    outlier moves the mean, not the median; the minimum reports a best case that
-#    ordinary runs do not reach.
+# 3. **One sample.** Other programs, interrupts and frequency changes make some repeats
+#    slow. Repeat, and summarise the repeats with a statistic chosen for the question
+#    (below).
 #
 # A CPU-only machine cannot show mistake 2 on real hardware, so `helpers.bench` has a
-# small **simulated device**: calling `device.run` queues a task of known duration and
+# small **simulated device**: calling `device.run()` queues a task of known duration and
 # returns at once, `device.sync()` waits until the queue is empty, and `device.clock()`
-# is its clock. Timing it without a sync measures nothing:
+# is its clock, which moves only while queued work runs. Timing it without a sync
+# measures nothing, and the work is still there:
 
 # %%
-device = helpers.bench.SimulatedDevice([0.010, 0.010, 0.010])
+device = helpers.bench.SimulatedDevice([0.010])
 start = device.clock()
 device.run()
-print(f"without sync: {device.clock() - start:.3f} s")
+print(f"clock after run(), no sync: {device.clock() - start:.3f} s later")
 device.sync()
-start = device.clock()
-device.run()
-device.sync()
-print(f"with sync:    {device.clock() - start:.3f} s")
+print(f"clock after sync():         {device.clock() - start:.3f} s later")
 
 # %% [markdown]
-# `torch.utils.benchmark.Timer` does the synchronisation itself and runs the statement in
-# blocks, so that one call too short for the clock is still measured;
-# `helpers.bench.measure` wraps it and keeps every block's time per call:
-
-# %%
-a = torch.randn(128, 128)
-matmul_timing = helpers.bench.measure(lambda: a @ a, "128×128 matmul")
-q1, q3 = matmul_timing.quartiles
-print(f"{matmul_timing.label}: median {matmul_timing.median * 1e6:.1f} µs per call "
-      f"(quartiles {q1 * 1e6:.1f} to {q3 * 1e6:.1f} µs, {len(matmul_timing.samples)} samples)")
-
-# %% [markdown]
-# ### Exercise 4: a correct timing function (2 points)
+# ### Exercise 3: a correct timing loop (2 points)
 #
-# *Misconception targeted: timing without warm-up or without synchronisation, and
-# summarising noisy repeats with the mean or the minimum.*
+# *Misconception targeted: timing without warm-up; starting or stopping the clock while
+# work is still queued; calling the function more often than asked.*
 #
-# Write `median_seconds(fn, warmup, repeats, clock, sync)`: call `fn()` `warmup` times
-# without timing, then time `repeats` calls one at a time, each measured from `clock()`
-# to `clock()` with `sync()` so that the work queued before the start and by the timed
-# call itself is finished; return the median of the `repeats` durations in seconds.
-# (The test passes a `SimulatedDevice`'s `run`, `clock` and `sync`; on a GPU they would
-# be your function, `time.perf_counter` and `torch.cuda.synchronize`.)
+# Write `time_samples(fn, warmup, repeats, clock, sync)`: call `fn()` `warmup` times
+# without timing, then time `repeats` calls one at a time, each measured from `clock()` to
+# `clock()`, with `sync()` placed so that neither work queued *before* the start nor the
+# timed call's own work escapes the measurement. Return the list of the `repeats`
+# durations in seconds, in the order measured. (The test passes a `SimulatedDevice`'s
+# `run`, `clock` and `sync`; on a GPU they would be your function, `time.perf_counter`
+# and `torch.cuda.synchronize`.)
 
 # %% solution 06_compile-timing
-def median_seconds(fn, warmup, repeats, clock, sync):
+def time_samples(fn, warmup, repeats, clock, sync):
     ### BEGIN SOLUTION
     for _ in range(warmup):
         fn()
@@ -629,95 +824,296 @@ def median_seconds(fn, warmup, repeats, clock, sync):
         fn()
         sync()
         samples.append(clock() - start)
-    return statistics.median(samples)
+    return samples
     ### END SOLUTION
 
 # %% test 06_compile-timing-test points=2
 # a slow first call (compiling), then steady calls with one outlier
 _dev = helpers.bench.SimulatedDevice([5.0, 0.5, 0.004, 0.002, 0.003, 0.020, 0.002])
-with checks.explain_errors({"": "[mc:bench.no-sync] median_seconds(fn, warmup, repeats, "
-                                "clock, sync) calls fn(), clock() and sync() with no "
-                                "arguments."}, "median_seconds"):
-    _got = median_seconds(_dev.run, 2, 5, _dev.clock, _dev.sync)
-checks.reject_close(_got, {
-    0.0: "[mc:bench.no-sync] Every duration was zero: the device had only queued the "
-         "work when the clock stopped. Call sync() before reading the clock.",
-    0.0062: "[mc:bench.mean] That is the mean: the single 0.020 s outlier pulls it up. "
-            "Report the median of the repeats.",
-    0.002: "[mc:bench.min] That is the minimum, a best case ordinary runs do not reach. "
-           "Report the median of the repeats.",
-    0.004: "[mc:bench.no-warmup] The slow first calls (compiling, in real life) were "
-           "timed: call fn() warmup times before timing.",
-}, "median_seconds(run, warmup=2, repeats=5, ...)")
+with checks.explain_errors({"": "[mc:bench.no-sync] time_samples(fn, warmup, repeats, clock, "
+                                "sync) calls fn(), clock() and sync() with no arguments."},
+                           "time_samples"):
+    _got = time_samples(_dev.run, 2, 5, _dev.clock, _dev.sync)
+with checks.because("[mc:bench.one-number] Return the list of the repeats' durations: which "
+                    "summary to report is a separate choice."):
+    checks.expect_type(_got, (list, tuple), "time_samples(run, warmup=2, repeats=5, ...)")
+    checks.expect_true(len(_got) == 5, f"time_samples returned {len(_got)} durations for "
+                                       "repeats=5.")
+checks.reject_close(list(_got), {
+    (0.0, 0.0, 0.0, 0.0, 0.0): "[mc:bench.no-sync] Every duration was zero: the device had "
+                               "only queued the work when the clock stopped. Call sync() "
+                               "before reading the clock.",
+}, "time_samples(run, warmup=2, repeats=5, ...)")
+checks.expect_true(not (_got[0] >= 0.5 and _got[1] >= 0.5),
+                   f"The first two samples took {_got[0]:.3g} s and {_got[1]:.3g} s, as long as "
+                   "the slow first calls. [mc:bench.no-warmup] The slow first calls (compiling, "
+                   "in real life) were timed: call fn() warmup times before timing.")
+checks.expect_true(_got[0] < 0.5,
+                   f"The first sample took {_got[0]:.3g} s, far more than any timed call. "
+                   "[mc:bench.no-sync] It included the warm-up calls still queued on the device: "
+                   "sync() before starting the clock as well as before stopping it.")
 checks.expect_close(_dev.calls, 7, "calls of fn for warmup=2, repeats=5", rtol=0, atol=0,
                     hint="[mc:bench.extra-calls] fn runs warmup times untimed, then repeats "
                          "times timed: 2 + 5 calls, no more.")
 ### BEGIN HIDDEN TESTS
-checks.expect_close(_got, 0.003, "median_seconds(run, warmup=2, repeats=5, ...)",
-                    hint="[mc:bench.mean] Each sample is one call's duration; report "
-                         "their median.")
-# the warm-up leaves work queued: a clock started before sync() would include it
+checks.expect_close(torch.tensor(list(_got), dtype=torch.float64),
+                    torch.tensor([0.004, 0.002, 0.003, 0.020, 0.002], dtype=torch.float64),
+                    "time_samples(run, warmup=2, repeats=5, ...)",
+                    hint="[mc:bench.no-sync] Each sample is one call's duration, from a clock "
+                         "read after sync() to one read after the call and sync().")
 _dev = helpers.bench.SimulatedDevice([1.0, 0.01, 0.03, 0.02])
-_got = median_seconds(_dev.run, 1, 3, _dev.clock, _dev.sync)
-checks.expect_close(_got, 0.02, "median_seconds(run, warmup=1, repeats=3, ...)",
+_got = time_samples(_dev.run, 1, 3, _dev.clock, _dev.sync)
+checks.expect_close(torch.tensor(list(_got), dtype=torch.float64),
+                    torch.tensor([0.01, 0.03, 0.02], dtype=torch.float64),
+                    "time_samples(run, warmup=1, repeats=3, ...)",
                     hint="[mc:bench.no-sync] The first timed sample included the warm-up "
-                         "call still queued on the device: sync() before starting the "
-                         "clock as well as before stopping it.")
+                         "call still queued on the device: sync() before starting the clock "
+                         "as well as before stopping it.")
+_dev = helpers.bench.SimulatedDevice([0.25, 0.5])
+_got = time_samples(_dev.run, 0, 1, _dev.clock, _dev.sync)
+checks.expect_close(torch.tensor(list(_got), dtype=torch.float64),
+                    torch.tensor([0.25], dtype=torch.float64),
+                    "time_samples(run, warmup=0, repeats=1, ...)",
+                    hint="[mc:bench.extra-calls] With warmup=0 the very first call is the one "
+                         "timed.")
+checks.expect_close(_dev.calls, 1, "calls of fn for warmup=0, repeats=1", rtol=0, atol=0,
+                    hint="[mc:bench.extra-calls] One call, no more.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 6. Compile time and steady state, measured
+# `helpers.bench.time_calls` is the same loop. Here it times a 128×128 matmul 200 times,
+# and the cell summarises the durations three ways:
+
+# %%
+a = torch.randn(128, 128)
+samples = helpers.bench.time_calls(lambda: a @ a, warmup=5, repeats=200).samples
+print(f"minimum {min(samples) * 1e6:7.1f} µs")
+print(f"median  {statistics.median(samples) * 1e6:7.1f} µs")
+print(f"mean    {statistics.mean(samples) * 1e6:7.1f} µs")
+print(f"maximum {max(samples) * 1e6:7.1f} µs")
+
+# %% [markdown]
+# Which summary to report depends on the question:
 #
-# Now Inductor. `helpers.bench.chain` is a fusion-friendly function: eight elementwise
-# operations in a row (multiply, add, tanh, multiply, sin, subtract, relu, multiply).
-# Eager PyTorch runs eight kernels and writes seven intermediate tensors; Inductor can
-# generate one loop that reads `x` once and writes the result once.
+# - the **minimum** is what the code costs when nothing else interferes: noise only ever
+#   adds time. Python's `timeit` documentation recommends it for comparing two snippets.
+#   It is also the right estimate of a *bound* (§1 used it for this machine's numbers).
+# - the **median** is what a typical call costs: half the calls are faster. One slow
+#   outlier does not move it. `torch.utils.benchmark` reports it.
+# - the **mean** is the total time divided by the calls: what a long job pays per call,
+#   outliers included.
+#
+# The rest of this notebook reports medians with their quartiles (the typical call, and
+# how much it varies), measured with `helpers.bench.measure`, which wraps
+# `torch.utils.benchmark.Timer`: it synchronises CUDA itself and times blocks of calls,
+# so that a call too short for the clock is still measured.
+#
+# ## 7. Inductor: compile time, caches and steady state
+#
+# Now the real compiler. `helpers.bench.chain` is a memory-bound function: eight
+# elementwise operations in a row (multiply, add, tanh, multiply, sin, subtract, relu,
+# multiply). Eager PyTorch runs eight kernels and writes seven intermediate tensors;
+# Inductor can generate one loop that reads `x` once and writes the result once:
+# **fusion**, the remedy for the memory-bound regime.
 #
 # The first call of the compiled function pays for Dynamo's capture, Inductor's lowering
 # and code generation, and a C++ compiler run; later calls with the same guards run the
-# cached machine code. Both are measured here, on this machine, right now:
+# cached machine code. Both are measured here, on this machine, right now. Inductor's
+# code may round differently from eager (it keeps intermediates in registers and may
+# reorder arithmetic), so the results are compared with a tolerance, not for equality.
 
 # %%
+chain = helpers.bench.chain
 x = torch.randn(2**16)
-chain_compiled = helpers.bench.compiled("chain")
-eager_timing = helpers.bench.measure(lambda: helpers.bench.chain(x), "eager")
-compiled_timing = helpers.bench.measure(lambda: chain_compiled(x), "compiled", time_first=True)
-same = torch.allclose(chain_compiled(x), helpers.bench.chain(x), atol=1e-6)
-print(f"device: {helpers.bench.describe_device()['name']}, torch {torch.__version__}")
-print(f"first compiled call (compiling included): {compiled_timing.first_call:.2f} s")
+chain_static = torch.compile(chain)      # the default: static shapes until a new size comes
+eager_timing = helpers.bench.measure(lambda: chain(x), "eager")
+compiled_timing = helpers.bench.measure(lambda: chain_static(x), "compiled", time_first=True)
+print(f"first compiled call: {compiled_timing.first_call:.2f} s "
+      f"({compiled_timing.first_events.describe()})")
 print(f"eager:    median {eager_timing.median * 1e6:8.1f} µs per call")
 print(f"compiled: median {compiled_timing.median * 1e6:8.1f} µs per call")
-print(f"speedup in steady state: {eager_timing.median / compiled_timing.median:.2f}×; "
-      f"same values: {same}")
-print(f"the first call took as long as {compiled_timing.first_call / compiled_timing.median:,.0f} "
-      f"steady-state compiled calls")
+print(f"speedup in steady state: {eager_timing.median / compiled_timing.median:.2f}×")
+difference = (chain_static(x) - chain(x)).abs().max().item()
+print(f"largest difference from eager: {difference:.2g}; bitwise equal: "
+      f"{torch.equal(chain_static(x), chain(x))}")
+
+# %% [markdown]
+# How long "the first call" takes depends on what is cached. Inductor keeps the code it
+# builds in an on-disk cache (the *FX graph cache*); when a later process compiles the same
+# graph, it loads the code instead of generating and compiling it. The line above says
+# which happened in this run: run the notebook twice and the first call gets much
+# shorter. In a fresh process the very first compile also pays for setting Inductor up.
+#
+# When a lesson needs the cost of compiling itself, measure it with the caches off.
+# `helpers.bench.cold_compile` compiles a fresh copy of `chain` with Inductor's caches
+# disabled (an internal setting) and times its first call:
+
+# %%
+cold_s, cold_events = helpers.bench.cold_compile(chain, x)
+print(f"cold compile of chain: {cold_s:.2f} s ({cold_events.describe()})")
+
+# %% [markdown]
+# The compiled chain above is **static**: its kernel has the size 65,536 built in. With
+# `dynamic=True` one kernel with a **symbolic** size serves every size; it computes the
+# loop bounds at run time, which can make it slower than a static kernel (how much depends
+# on the kernel and the machine). Both, on the same input:
+
+# %%
+chain_symbolic = helpers.bench.compiled("chain", dynamic=True)   # torch.compile(chain, dynamic=True), kept
+symbolic_timing = helpers.bench.measure(lambda: chain_symbolic(x), "symbolic", time_first=True)
+print(f"first call: {symbolic_timing.first_call:.2f} s ({symbolic_timing.first_events.describe()})")
+print(f"static kernel:   median {compiled_timing.median * 1e6:8.1f} µs per call")
+print(f"symbolic kernel: median {symbolic_timing.median * 1e6:8.1f} µs per call "
+      f"({symbolic_timing.median / compiled_timing.median:.2f}× the static time)")
 
 # %% [markdown]
 # ### Speedup against size, and the explorer
 #
-# The same function at several sizes. `helpers.bench.compiled` compiled `chain` with
-# `dynamic=True`, so the graph from the first call, with a symbolic size, serves them all:
+# The symbolic chain at several sizes (one compilation serves them all):
 
 # %%
 sweep = helpers.bench.sweep([2**10, 2**14, 2**18])
+for result in sweep:
+    print(f"{result.size:>8,} elements: eager {result.eager.median * 1e6:8.1f} µs, compiled "
+          f"{result.compiled.median * 1e6:8.1f} µs, {result.ratio:.2f}×")
 helpers.bench.picture(helpers.bench.draw_speedup_vs_size(sweep))
 
 # %% [markdown]
-# The **speedup explorer** measures again whenever a control changes. Try:
+# Read it with the regimes: at 2**10 elements both versions are overhead-bound, and the
+# compiled one makes one call where eager makes eight (but adds its own guard checks); at
+# large sizes both are memory-bound, and the fused kernel moves an eighth of the bytes.
 #
-# 1. Set *elements* to 2**10, then to 2**22. Notice how the gap between the bars changes
-#    and compare with the plot above: at small sizes a fixed cost per call (Python,
-#    guards, launching) is a large part of each call, eager or compiled.
-# 2. Pick a size you have not used (compile on) and read the title: it gives the first
-#    compiled call at that setting. Compare it with the first call measured above: the
-#    graph has a symbolic size, and a new size reuses it. Then
-#    set *dtype* to float64 and notice the first call grow again: a new dtype fails a
-#    guard and compiles. Exercise 5 asks what such a first call costs you overall.
-# 3. Choose the *cuda* device. On a machine without a GPU the explorer says why it cannot
-#    measure it, and keeps working when you switch back.
+# The **speedup explorer** measures again whenever a control changes; the line under its
+# controls says what the first compiled call at that setting compiled. Try:
+#
+# 1. Set *elements* to 2**10, then to 2**22. Notice how the gap between the bars changes,
+#    and name the regime at each end.
+# 2. Predict first: at a size you have not used yet (compile on), does the first call
+#    compile? Set it and read the line. Then predict, set *dtype* to float64, and read it
+#    again: a new dtype fails a guard.
+# 3. Choose the *cuda* device. On a machine without a GPU the explorer says so, and keeps
+#    working when you switch back.
 
 # %%
 helpers.bench.explore()
+
+# %% [markdown]
+# ### Exercise 4: compile, then check numerics and speed (3 points)
+#
+# *Misconception targeted: expecting compiled results to equal eager ones to the last
+# bits; timing the first call, which includes compiling; turning the speedup ratio upside
+# down.*
+#
+# Write `compare_compiled(fn, x)` that compiles `fn` with Inductor (`torch.compile`'s
+# default backend) and returns a dict with
+# - `"max_abs_error"`: the largest absolute difference between the compiled and the eager
+#   result on `x`, as a Python float;
+# - `"close"`: True when the two results agree within the tolerance that
+#   `torch.testing.assert_close(actual, expected)` chooses for their dtype (it returns
+#   nothing when they do, and raises `AssertionError` when they do not), else False;
+# - `"speedup"`: the eager median time per call divided by the compiled median time per
+#   call, both in steady state, each measured with `helpers.bench.measure` (its warm-up
+#   call absorbs the compiling).
+#
+# The test passes a fresh copy of `chain` (nothing compiled yet) and a float32 tensor.
+
+# %% solution 06_compile-inductor
+def compare_compiled(fn, x):
+    ### BEGIN SOLUTION
+    compiled_fn = torch.compile(fn)
+    expected, got = fn(x), compiled_fn(x)         # this first compiled call compiles
+    try:
+        torch.testing.assert_close(got, expected)
+        close = True
+    except AssertionError:
+        close = False
+    eager = helpers.bench.measure(lambda: fn(x))
+    fast = helpers.bench.measure(lambda: compiled_fn(x))
+    return {"max_abs_error": (got - expected).abs().max().item(), "close": close,
+            "speedup": eager.median / fast.median}
+    ### END SOLUTION
+
+# %% test 06_compile-inductor-test points=3
+# The test watches, without changing them, the calls compare_compiled makes to
+# torch.compile (which backend) and to helpers.bench.measure (which function, which timing).
+_compile, _measure = torch.compile, helpers.bench.measure
+_backends, _measured, _compiled_calls = [], [], [0]
+
+
+def _watched_compile(fn, *args, **kwargs):
+    _backends.append(kwargs.get("backend", args[1] if len(args) > 1 else "inductor"))
+    compiled = _compile(fn, *args, **kwargs)
+
+    def counted(*a, **k):
+        _compiled_calls[0] += 1
+        return compiled(*a, **k)
+    return counted
+
+
+def _watched_measure(fn, *args, **kwargs):
+    timing = _measure(fn, *args, **kwargs)
+    _measured.append((fn, timing))
+    return timing
+
+
+_fn = helpers.capture.fresh_copy(helpers.bench.chain, "chain_for_exercise_4")
+_x = torch.randn(2**16, generator=torch.Generator().manual_seed(4))
+torch.compile, helpers.bench.measure = _watched_compile, _watched_measure
+try:
+    with checks.explain_errors({"": "[mc:compile.compare-call] compare_compiled(fn, x) compiles "
+                                    "fn and returns a dict with 'max_abs_error', 'close' and "
+                                    "'speedup'."}, "compare_compiled(chain, x)"):
+        _report = compare_compiled(_fn, _x)
+finally:
+    torch.compile, helpers.bench.measure = _compile, _measure
+with checks.because("[mc:compile.compare-call] Return a dict with the keys 'max_abs_error', "
+                    "'close' and 'speedup'."):
+    checks.expect_type(_report, dict, "compare_compiled(...)")
+    checks.expect_true(set(_report) >= {"max_abs_error", "close", "speedup"},
+                       f"compare_compiled returned the keys {sorted(_report)}.")
+checks.expect_true(any(b in ("inductor", None) for b in _backends),
+                   f"torch.compile was called with the backends {_backends}. "
+                   "[mc:compile.compare-call] Inductor compiled nothing: compile fn with "
+                   "torch.compile's default backend.")
+checks.expect_true(_report["close"] is True,
+                   f"'close' is {_report['close']!r}. [mc:compile.bitwise-equal] Compiled code "
+                   "may round differently from eager: torch.equal and == ask for every bit to "
+                   "agree. Use torch.testing.assert_close, whose tolerance fits the dtype.")
+checks.expect_true(isinstance(_report["max_abs_error"], float)
+                   and 0 <= _report["max_abs_error"] < 1e-4,
+                   f"'max_abs_error' is {_report['max_abs_error']!r}. "
+                   "[mc:compile.compare-call] Give the largest absolute difference as a Python "
+                   "float (.abs().max().item()).")
+_kinds = []
+for _timed, _timing in _measured:   # which measured function calls the compiled one?
+    _before = _compiled_calls[0]
+    _timed()
+    _kinds.append(("compiled" if _compiled_calls[0] > _before else "eager", _timing))
+_eager_t = [t for k, t in _kinds if k == "eager"]
+_compiled_t = [t for k, t in _kinds if k == "compiled"]
+checks.expect_true(_eager_t and _compiled_t,
+                   "compare_compiled did not time both fn and the compiled function with "
+                   "helpers.bench.measure. [mc:compile.first-call-timed] A clock around the "
+                   "first compiled call includes compiling: measure warms up first and reports "
+                   "the median of steady-state calls.")
+_right = _eager_t[-1].median / _compiled_t[-1].median
+checks.expect_true(not math.isclose(_report["speedup"], 1 / _right, rel_tol=1e-9)
+                   or math.isclose(_right, 1.0, rel_tol=1e-9),
+                   f"'speedup' is {_report['speedup']:.3g}, the compiled median over the eager "
+                   "one. [mc:compile.speedup-inverted] Divide the eager time by the compiled "
+                   "time: a speedup above 1 means the compiled code is faster.")
+### BEGIN HIDDEN TESTS
+checks.expect_true(math.isclose(_report["speedup"], _right, rel_tol=1e-9),
+                   f"'speedup' is {_report['speedup']!r}, not the eager median divided by the "
+                   "compiled median of the timings helpers.bench.measure gave. "
+                   "[mc:compile.first-call-timed] Compare steady states: the median per call "
+                   "of each, as measure reports it.")
+_expected, _got = _fn(_x), torch.compile(_fn)(_x)
+checks.expect_close(_report["max_abs_error"], (_got - _expected).abs().max().item(),
+                    "'max_abs_error'", rtol=0, atol=1e-6,
+                    hint="[mc:compile.compare-call] The largest |compiled - eager| over every "
+                         "element.")
+### END HIDDEN TESTS
 
 # %% [markdown]
 # Whether compiling pays depends on how many calls follow: with compile time C and
@@ -782,71 +1178,215 @@ checks.expect_close(break_even_calls(0.5, 0.01, 0.001), 56, "break_even_calls(0.
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# Applied to what this machine measured a moment ago:
+# With what this machine measured, the cold compile time and the static kernel's steady
+# state against eager (a compile that the cache answers pays back sooner):
 
 # %%
-C, E, F = compiled_timing.first_call, eager_timing.median, compiled_timing.median
+per_call_eager, per_call_compiled = eager_timing.median, compiled_timing.median
 for n in (1, 1_000, 100_000, 10_000_000):
-    print(f"{n:>10,} calls: eager {n * E:9.2f} s, compiled {C + n * F:9.2f} s")
+    print(f"{n:>10,} calls: eager {n * per_call_eager:9.3f} s, "
+          f"compiled {cold_s + n * per_call_compiled:9.3f} s")
 
 # %% [markdown]
-# ## 7. A small model, compiled
+# ## 8. Remedies for overhead, and a compiled training step
 #
-# A two-layer MLP in inference (`no_grad`), the kind of call a server repeats millions
-# of times. Same measurement, same rules: warm-up, repeats, median.
+# **CUDA graphs** (`mode="reduce-overhead"`). On a GPU, eager PyTorch launches every kernel
+# from Python, one at a time: when kernels are small, the GPU finishes each one before the
+# CPU has launched the next, and waits. The GPU is then overhead-bound, however fast it
+# is. A CUDA graph records a whole sequence of kernel launches once and replays it with a
+# single launch. `torch.compile(model, mode="reduce-overhead")` makes Inductor do that.
+# The price: a recorded graph replays fixed shapes and fixed memory addresses, so each new
+# shape records a new graph (bucketing, Exercise 2, keeps them few), inputs are copied into
+# the recorded buffers, and an output is overwritten by the next replay (clone what you
+# keep). CUDA graphs exist only for CUDA devices: the cell runs where a GPU is present.
+
+# %%
+if torch.cuda.is_available():
+    small = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(),
+                          nn.Linear(64, 10)).cuda().eval()
+    inputs = torch.randn(8, 64, device="cuda")
+    with torch.no_grad():
+        eager_gpu = helpers.bench.measure(lambda: small(inputs), "eager")
+        print(f"eager: median {eager_gpu.median * 1e6:.1f} µs per call")
+        for mode in ("default", "reduce-overhead"):
+            fn = torch.compile(small, mode=mode)
+            timing = helpers.bench.measure(lambda fn=fn: fn(inputs), mode, time_first=True)
+            print(f"{mode}: median {timing.median * 1e6:.1f} µs per call "
+                  f"(first call {timing.first_call:.1f} s)")
+else:
+    print("No CUDA GPU on this machine: mode='reduce-overhead' (CUDA graphs) was not run.")
+
+# %% [markdown]
+# **A training step, compiled.** `torch.compile` of a function that computes a loss
+# compiles the forward pass, and because AOTAutograd traces the backward pass ahead of
+# time, `loss.backward()` runs compiled code too: the loss's backward node is
+# `CompiledFunctionBackward`. (`torch.compile(model)` works the same way for a module.) The
+# cell times one step (forward, loss, backward; the optimizer's step would come after) of
+# a small MLP eagerly and compiled:
 
 # %%
 mlp = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
-                    nn.Linear(256, 10)).eval()
-batch = torch.randn(32, 64)
-mlp_compiled = torch.compile(mlp)
-with torch.no_grad():
-    mlp_eager_timing = helpers.bench.measure(lambda: mlp(batch), "eager")
-    mlp_compiled_timing = helpers.bench.measure(lambda: mlp_compiled(batch), "compiled",
-                                                time_first=True)
-    mlp_same = torch.allclose(mlp(batch), mlp_compiled(batch), atol=1e-5)
-print(f"first compiled call: {mlp_compiled_timing.first_call:.2f} s")
-print(f"eager {mlp_eager_timing.median * 1e6:.1f} µs, compiled "
-      f"{mlp_compiled_timing.median * 1e6:.1f} µs per call: "
-      f"{mlp_eager_timing.median / mlp_compiled_timing.median:.2f}×; same outputs: {mlp_same}")
+                    nn.Linear(256, 10))
+batch_x, batch_y = torch.randn(32, 64), torch.randint(0, 10, (32,))
+
+
+def loss_of(net, x, y):
+    return F.cross_entropy(net(x), y)
+
+
+compiled_loss_of = torch.compile(loss_of)
+
+
+def train_step(loss_fn):
+    mlp.zero_grad(set_to_none=True)
+    loss = loss_fn(mlp, batch_x, batch_y)
+    loss.backward()
+    return loss
+
+
+step_eager = helpers.bench.measure(lambda: train_step(loss_of), "eager step")
+step_compiled = helpers.bench.measure(lambda: train_step(compiled_loss_of), "compiled step",
+                                      time_first=True)
+loss_eager, loss_compiled = train_step(loss_of), train_step(compiled_loss_of)
+print(f"first compiled step: {step_compiled.first_call:.2f} s "
+      f"({step_compiled.first_events.describe()})")
+print(f"eager step {step_eager.median * 1e6:.0f} µs, compiled step "
+      f"{step_compiled.median * 1e6:.0f} µs: {step_eager.median / step_compiled.median:.2f}×")
+print(f"losses {loss_eager.item():.6f} and {loss_compiled.item():.6f}; the compiled loss's "
+      f"backward node: {loss_compiled.grad_fn.name()}")
 
 # %% [markdown]
-# Much of an MLP's time goes into its matmuls, which eager PyTorch already hands to an
-# optimised library; compiling can mainly remove the per-op overhead and the separate
-# passes of the bias additions and ReLUs. How much of the eager time is matmul here:
+# A `Recorder(backward=True)` shows the two graphs AOTAutograd makes of the one Dynamo
+# captured: the forward, and the backward it derived (one graph, run by `loss.backward()`):
 
 # %%
-weights = [layer.weight.detach() for layer in mlp if isinstance(layer, nn.Linear)]
-
-
-def matmuls_only(h=batch):
-    for w in weights:
-        h = h @ w.T
-    return h
-
-
-mm_timing = helpers.bench.measure(matmuls_only, "matmuls only")
-print(f"the three matmuls alone: {mm_timing.median * 1e6:.1f} µs, "
-      f"{mm_timing.median / mlp_eager_timing.median:.0%} of the eager forward")
+recorder = Recorder(backward=True)
+train_step(torch.compile(helpers.capture.fresh_copy(loss_of, "loss_of_recorded"), backend=recorder))
+print(recorder.summary())
 
 # %% [markdown]
-# Unless the compiler also makes the matmuls themselves faster, only the other share can
-# shrink; the measured ratio above is what this machine gave.
+# Where does the eager step's time go? `torch.utils.flop_counter.FlopCounterMode` counts
+# the FLOPs of everything run inside it. At this machine's measured matmul rate, those
+# FLOPs alone need:
+
+# %%
+with FlopCounterMode(display=False) as flop_counter:
+    train_step(loss_of)
+step_flops = flop_counter.get_total_flops()
+compute_floor = step_flops / here.flops
+print(f"{step_flops:,} FLOPs in one step: {compute_floor * 1e6:.0f} µs at {here.flops / 1e9:.0f} "
+      f"GFLOP/s, {compute_floor / step_eager.median:.0%} of the eager step's "
+      f"{step_eager.median * 1e6:.0f} µs")
+
+# %% [markdown]
+# Compare the share with the speedup above. The rest of the eager step is the fixed cost
+# of its many small operations and their passes over memory (bias additions, ReLUs, the
+# loss, and the backward of each): that is the part compiling can shrink, since it does not
+# reduce the FLOPs. It also adds fixed costs of its own per call (checking guards, the
+# wrapper around the compiled forward and backward), so for a step this small the
+# measured ratio can go either way. (One-thread CPU numbers for one small model; measure
+# yours.)
 #
-# ## 8. FLOPs, bytes and the roofline
+# ### Exercise 6: train with a compiled loss (2 points)
+#
+# *Misconception targeted: calling the original model instead of the compiled function;
+# letting gradients accumulate across steps; forgetting the optimizer's step.*
+#
+# Write `train_compiled(model, batches, lr, backend)`: train `model` in place with
+# `torch.optim.SGD(model.parameters(), lr=lr)`, one step per `(x, y)` pair in the list
+# `batches`, with the mean squared error loss (`F.mse_loss`). Compute each step's loss
+# with a function compiled by `torch.compile(..., backend=backend)`; call `backward()` and
+# the optimizer outside it. Return the steps' losses as a list of Python floats. (The test
+# passes a `Recorder(backward=True)` as the backend, and checks that both the forward and
+# the backward graph were captured, once.)
+
+# %% solution 06_compile-train-step
+def train_compiled(model, batches, lr, backend):
+    ### BEGIN SOLUTION
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    loss_of = torch.compile(lambda x, y: F.mse_loss(model(x), y), backend=backend)
+    losses = []
+    for x, y in batches:
+        optimizer.zero_grad()
+        loss = loss_of(x, y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+    ### END SOLUTION
+
+# %% test 06_compile-train-step-test points=2
+def _eager_training(model, batches, lr):
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    losses = []
+    for x, y in batches:
+        optimizer.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+torch.manual_seed(60)
+_model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
+_twin = copy.deepcopy(_model)
+_batches = [(torch.randn(16, 3), torch.randn(16, 1)) for _ in range(4)]
+with torch.no_grad():   # each batch's loss if the parameters never moved
+    _untrained = [F.mse_loss(_model(x), y).item() for x, y in _batches]
+_rec = Recorder(backward=True)
+with checks.explain_errors({"does not require grad": "[mc:compile.no-grad-forward] The loss "
+                                                     "has no graph to run backward through: "
+                                                     "compute it with gradients on.",
+                            "": "[mc:compile.uncompiled-call] train_compiled(model, batches, "
+                                "lr, backend) trains model and returns the losses."},
+                           "train_compiled(model, batches, 0.1, Recorder(backward=True))"):
+    _losses = train_compiled(_model, _batches, 0.1, _rec)
+_want = _eager_training(_twin, _batches, 0.1)
+with checks.because("[mc:compile.uncompiled-call] Return the list of the steps' losses as "
+                    "Python floats."):
+    checks.expect_type(_losses, (list, tuple), "train_compiled(...)")
+    checks.expect_true(len(_losses) == len(_batches) and all(isinstance(v, float) for v in _losses),
+                       f"train_compiled returned {_losses!r} for {len(_batches)} batches.")
+checks.expect_true(_rec.count >= 1,
+                   "No graph was compiled with the given backend. [mc:compile.uncompiled-call] "
+                   "Call the function torch.compile returned, not the original.")
+checks.expect_true(abs(_losses[0] - _want[0]) < 1e-4 * max(1.0, abs(_want[0])),
+                   f"The first loss is {_losses[0]:.6g}, not the model's loss on the first batch. "
+                   "[mc:compile.uncompiled-call] Use F.mse_loss(model(x), y) on each batch.")
+checks.expect_true(not all(abs(v - w) < 1e-6 for v, w in zip(_losses[1:], _untrained[1:])),
+                   "[mc:compile.no-step] Every loss is the untrained model's loss on its batch: "
+                   "the parameters never changed. Call optimizer.step() after backward().")
+checks.expect_close(torch.tensor(_losses), torch.tensor(_want), "the steps' losses",
+                    rtol=1e-4, atol=1e-6,
+                    hint="[mc:compile.grads-accumulate] Later losses differ from one-step-per-"
+                         "batch SGD: zero the gradients before every backward() (notebook 04), "
+                         "and step once per batch.")
+### BEGIN HIDDEN TESTS
+for (_name, _p), _q in zip(_model.named_parameters(), _twin.parameters()):
+    checks.expect_close(_p.detach(), _q.detach(), f"the trained model's {_name}",
+                        rtol=1e-4, atol=1e-6,
+                        hint="[mc:compile.grads-accumulate] The caller's model must end as "
+                             "plain SGD leaves it: one zeroed-gradient step per batch.")
+checks.expect_true(_rec.count == 1,
+                   f"{_rec.count} forward graphs were compiled for {len(_batches)} steps of one "
+                   "shape. [mc:compile.uncompiled-call] Compile once, before the loop, and call "
+                   "the compiled function at every step.")
+checks.expect_true(len(_rec.backward_graphs) == 1,
+                   f"{len(_rec.backward_graphs)} backward graphs were captured. "
+                   "[mc:compile.no-grad-forward] The compiled function must compute the loss "
+                   "with gradients on, so that AOTAutograd derives its backward graph.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 9. FLOPs, bytes and the roofline
 #
 # Two numbers describe what an operation asks of the hardware: the floating-point
-# operations (FLOPs) it performs and the bytes it moves to and from memory. Their ratio,
-# FLOPs per byte, is its **arithmetic intensity**. A device has a peak FLOP/s and a peak
-# memory bandwidth (bytes/s); at low intensity an operation waits for memory whatever
-# the arithmetic speed, at high intensity it is limited by arithmetic. That is the
-# **roofline**.
+# operations it performs and the bytes it moves to and from memory. The last section let
+# torch count a step's FLOPs. Count one matmul's yourself first.
 #
-# A matmul (m×k) @ (k×n) computes m·n outputs, each a dot product of length k: k
-# multiplications and k additions (counting the first addition into zero).
-#
-# **Quick quiz.** How many FLOPs does a (64×128) @ (128×32) matmul perform? Put a whole
-# number in `answer_flops`.
+# **Quick quiz.** How many FLOPs does `FlopCounterMode` count for a (64×128) @ (128×32)
+# matmul? Put a whole number in `answer_flops`.
 
 # %% solution 06_compile-quiz-flops
 ### BEGIN SOLUTION
@@ -854,108 +1394,206 @@ answer_flops = 2 * 64 * 128 * 32
 ### END SOLUTION
 
 # %% test 06_compile-quiz-flops-test points=1
-checks.reject(answer_flops, {
-    64 * 128 * 32: "[mc:roofline.flops-multiplies-only] Each of the k steps of a dot "
-                   "product is a multiplication and an addition: two FLOPs.",
-    64 * 32: "[mc:roofline.flops-outputs] That is the number of outputs; each output "
-             "costs a dot product of length 128.",
-    2 * 64 * 32: "[mc:roofline.flops-outputs] Each output costs a dot product of length "
-                 "128, not two operations.",
-}, "answer_flops")
+with checks.because("[mc:compile.quiz-type] The answer is a count, a whole number."):
+    checks.answer("06_compile-quiz-flops", answer_flops, "answer_flops", kind=int)
 ### BEGIN HIDDEN TESTS
-checks.expect_close(answer_flops, 2 * 64 * 128 * 32, "answer_flops", rtol=0, atol=0,
-                    hint="[mc:roofline.flops-multiplies-only] 64·32 outputs, each k = 128 "
-                         "multiplications and 128 additions.")
+with FlopCounterMode(display=False) as _flops:
+    torch.randn(64, 128) @ torch.randn(128, 32)
+checks.expect_true(answer_flops in (_flops.get_total_flops(), 64 * 32 * (2 * 128 - 1)),
+                   "[mc:roofline.flops-multiplies-only] 64·32 outputs, each a dot product of "
+                   "length 128: 128 multiplications and (about) 128 additions.")
 ### END HIDDEN TESTS
 
-# %% [markdown]
-# For an elementwise op on n elements, each op reads n values and writes n values. Eager
-# runs `chain`'s eight ops as eight passes over memory; a fused kernel makes one pass.
-# The arithmetic is the same (one FLOP per element per op, counting tanh and sin as one):
-# fusion removes memory traffic, not work.
-#
-# ### Exercise 6: bytes moved, eager and fused (2 points)
-#
-# *Misconception targeted: believing fusion saves arithmetic, counting only reads, or
-# ignoring the dtype's size.*
-#
-# Write `chain_traffic(numel, ops, dtype)` returning `(eager_bytes, fused_bytes)`: the
-# bytes read and written by a chain of `ops` one-input elementwise operations on a tensor
-# of `numel` elements of `dtype`, run eagerly (one pass per op) and fused (one pass).
-# `dtype.itemsize` is the size of one element in bytes.
-
-# %% solution 06_compile-traffic
-def chain_traffic(numel, ops, dtype):
-    ### BEGIN SOLUTION
-    one_pass = 2 * numel * dtype.itemsize   # read every element once, write it once
-    return ops * one_pass, one_pass
-    ### END SOLUTION
-
-# %% test 06_compile-traffic-test points=2
-with checks.explain_errors({"": "[mc:roofline.itemsize] chain_traffic(numel, ops, dtype) "
-                                "gets a torch dtype: its size in bytes is dtype.itemsize."},
-                           "chain_traffic(1000, 8, torch.float32)"):
-    _got = chain_traffic(1000, 8, torch.float32)
-    _got64 = chain_traffic(1000, 8, torch.float64)
-checks.expect_close(len(_got), 2, "number of values returned", rtol=0, atol=0,
-                    hint="[mc:roofline.fusion-saves-flops] Return two numbers: "
-                         "(eager_bytes, fused_bytes).")
-checks.reject(tuple(_got), {
-    (32000, 4000): "[mc:roofline.reads-only] Each pass also writes its result: count "
-                   "reads and writes.",
-    (16000, 2000): "[mc:roofline.itemsize] A float32 element is 4 bytes, not 1.",
-    (64000, 64000): "[mc:roofline.fusion-saves-flops] Fused, the chain makes one pass "
-                    "over memory, however many ops it has.",
-}, "chain_traffic(1000, 8, torch.float32)")
-checks.reject(tuple(_got64), {
-    (64000, 8000): "[mc:roofline.itemsize] A float64 element is 8 bytes: the dtype's size "
-                   "matters.",
-}, "chain_traffic(1000, 8, torch.float64)")
-### BEGIN HIDDEN TESTS
-for _args, _want in (((1000, 8, torch.float32), (64000, 8000)),
-                     ((1000, 8, torch.float64), (128000, 16000)),
-                     ((10, 3, torch.bfloat16), (120, 40)),
-                     ((7, 1, torch.float32), (56, 56))):
-    _pair = chain_traffic(*_args)
-    checks.expect_close(_pair[0], _want[0], f"eager bytes of chain_traffic{_args}", rtol=0,
-                        atol=0, hint="[mc:roofline.reads-only] Eager makes one pass per op; "
-                                     "each pass reads and writes every element.")
-    checks.expect_close(_pair[1], _want[1], f"fused bytes of chain_traffic{_args}", rtol=0,
-                        atol=0, hint="[mc:roofline.fusion-saves-flops] Fused, the chain "
-                                     "reads every element once and writes it once.")
-### END HIDDEN TESTS
-
-# %% [markdown]
-# Now the points measured in this notebook on a roofline. A CPU's datasheet peak depends
-# on the exact part, so the roof drawn here is **measured on this machine**: the FLOP/s of
-# a 512×512 matmul and the bytes/s of copying 2**22 floats (both single-threaded, like
-# everything above). A point's height is its achieved FLOP/s; the fused chain sits to the
-# right of the eager one because it moves an eighth of the bytes for the same FLOPs.
-# (The byte counts assume every pass goes to main memory; data small enough to stay in
-# the CPU's caches can move faster than the copy that measured the roof, so a point may
-# sit above the sloped line.)
+# %% wrong 06_compile-quiz-flops
+{
+    262144: "[mc:roofline.flops-multiplies-only] Each of the 128 steps of a dot product is "
+            "a multiplication and an addition: two FLOPs.",
+    2048: "[mc:roofline.flops-outputs] That is the number of outputs; each output costs a "
+          "dot product of length 128.",
+    4096: "[mc:roofline.flops-outputs] Each output costs a dot product of length 128, "
+          "not two operations.",
+    12288: "[mc:roofline.flops-outputs] That counts the input elements: each of the 64·32 "
+           "outputs reads a row and a column of 128.",
+}
 
 # %%
-roof = helpers.bench.measured_roof()
+with FlopCounterMode(display=False) as flop_counter:
+    torch.randn(64, 128) @ torch.randn(128, 32)
+print(f"FlopCounterMode counts {flop_counter.get_total_flops():,} FLOPs")
+print(f"2·m·k·n = {2 * 64 * 128 * 32:,}; m·n·(2k − 1) = {64 * 32 * (2 * 128 - 1):,}")
+
+# %% [markdown]
+# Compare with your count. Each of the m·n = 64·32 outputs is a dot product of length
+# k = 128: 128 multiplications and 127 additions, which the convention rounds to 2k (a
+# fused multiply-add counts as two). So a matmul costs 2·m·k·n FLOPs, while it reads m·k +
+# k·n elements and writes m·n. An elementwise op on n elements does n FLOPs (counting
+# `tanh` as one) and reads and writes n elements each.
+#
+# The ratio FLOPs per byte is the operation's **arithmetic intensity**. On a **roofline**
+# (achieved FLOP/s against intensity, both axes logarithmic) the memory bound is a sloped
+# line (intensity × bandwidth) and the compute bound a flat one; they meet at the
+# **ridge**. Left of the ridge an operation is memory-bound (unless overhead-bound), right
+# of it compute-bound. Here are the points measured on this page under this machine's
+# measured roof (a matmul of 512³ and a copy, not datasheet peaks):
+
+# %%
 points = [helpers.roofline.roofline_point(helpers.roofline.matmul_cost(128, 128, 128),
-                                          matmul_timing.median, "matmul 128³"),
-          *sweep[-1].points]
-print(f"measured roof: {roof.flops / 1e9:.1f} GFLOP/s (matmul 512³), "
-      f"{roof.bytes_per_s / 1e9:.1f} GB/s (copy)")
+                                          statistics.median(samples), "matmul 128³ (§6)"),
+          *[helpers.roofline.roofline_point(cost, timing.median, label) for cost, timing, label in (
+              (helpers.roofline.elementwise_cost(2**16, 8), eager_timing, "chain, eager (§7)"),
+              (helpers.roofline.elementwise_cost(2**16, 8, fused=True), compiled_timing,
+               "chain, compiled (§7)"))]]
 for p in points:
-    print(f"{p.label:>14}: {p.intensity:6.3f} FLOP/byte, {p.flops_per_s / 1e9:7.2f} GFLOP/s")
-helpers.bench.picture(helpers.roofline.draw_roofline(points, roof.flops, roof.bytes_per_s,
+    print(f"{p.label:>22}: {p.intensity:7.3f} FLOP/byte, {p.flops_per_s / 1e9:7.2f} GFLOP/s")
+print(f"ridge of this machine: {here.ridge:.1f} FLOP/byte")
+helpers.bench.picture(helpers.roofline.draw_roofline(points, here.flops, here.bytes_per_s,
                                                      "measured on this machine"))
 
 # %% [markdown]
-# ## 9. GPUs: CPU vs GPU matmul, and memory
+# The fused chain sits eight times further right than the eager one: the same FLOPs, an
+# eighth of the bytes. (The byte counts assume every pass goes to main memory; 65,536
+# floats fit in the CPU's caches, so a point may sit above the sloped line.)
 #
-# On a machine with a CUDA GPU this section measures a matmul on the CPU and on the GPU
-# across sizes (with `torch.cuda.synchronize()`, which `torch.utils.benchmark` calls
-# for you), and reads the GPU's memory statistics: `torch.cuda.memory_allocated()`
-# (bytes held by tensors now) and `torch.cuda.max_memory_allocated()` (the peak since
-# the last reset). Without a GPU it says so and shows the reference table kept in the
-# repository instead, with the device, torch version and date it was measured on.
+# The **roofline explorer** puts an operation of your choice on two roofs: this machine's
+# (measured, black) and a GPU's from its vendor's datasheet (dashed; the figures and their
+# sources are printed in §10). The bars on the right are the three lower bounds on one
+# call's time on each device; the coloured one binds. Try:
+#
+# 1. Predict which bound binds for a matrix-vector product at n = 4096, here and on the
+#    H100. Set it and check. Then switch to the square matmul at the same n.
+# 2. Move n for the square matmul from 1 upwards. Notice where the binding bound changes
+#    here and on the GPU. Explain why a GPU needs a larger matmul than this CPU to be
+#    compute-bound (compare the ridges).
+# 3. At n = 2**24, switch "chain of 8 elementwise, eager" to "fused". Notice that the
+#    intensity grows eightfold and the bound stays the same: fusion helps a memory-bound
+#    chain by moving fewer bytes, not by reaching the compute roof.
+
+# %%
+helpers.roofline.explore(points=points)
+
+# %% [markdown]
+# `helpers.roofline.bounds(cost, roof)` gives the three lower bounds of a `Cost` on a
+# `Roof` (`.overhead_s`, `.memory_s`, `.compute_s`, and `.bound`, the largest one's name),
+# and `helpers.roofline.regime(cost, roof)` that name alone. For the two chains measured
+# above, on this machine:
+
+# %%
+for fused in (False, True):
+    cost = helpers.roofline.elementwise_cost(2**16, 8, fused=fused)
+    b = helpers.roofline.bounds(cost, here)
+    print(f"chain of 8 on 2**16, {'fused' if fused else 'eager'}: overhead "
+          f"{b.overhead_s * 1e6:.1f} µs, memory {b.memory_s * 1e6:.1f} µs, compute "
+          f"{b.compute_s * 1e6:.1f} µs -> {b.bound}-bound")
+
+# %% [markdown]
+# ### Exercise 7: how large a batch before a layer is compute-bound? (2 points)
+#
+# *Misconception targeted: believing a layer's bytes are only its activations (the weights
+# are read on every call too); ignoring the fixed cost of a call; counting a matmul's
+# FLOPs as m·k·n.*
+#
+# A linear layer's forward pass on a batch of B inputs is the matmul
+# (B × d_in) @ (d_in × d_out). Write `first_compute_bound_batch(d_in, d_out, roof,
+# max_batch)`: the smallest batch size B among 1, 2, 4, 8, ... up to `max_batch` (a power
+# of two) for which this float32 matmul is compute-bound on `roof` (its compute bound is
+# the largest of the three), or `None` if no such B exists up to `max_batch`. The
+# helpers above may be used.
+
+# %% solution 06_compile-batch
+def first_compute_bound_batch(d_in, d_out, roof, max_batch):
+    ### BEGIN SOLUTION
+    batch = 1
+    while batch <= max_batch:
+        cost = helpers.roofline.matmul_cost(batch, d_in, d_out)
+        if helpers.roofline.regime(cost, roof) == "compute":
+            return batch
+        batch *= 2
+    return None
+    ### END SOLUTION
+
+# %% test 06_compile-batch-test points=2
+_roof = helpers.roofline.Roof("test device", flops=1e12, bytes_per_s=1e11, overhead_s=1e-6)
+_slow_calls = helpers.roofline.Roof("slow calls", flops=1e11, bytes_per_s=1e10, overhead_s=1e-5)
+with checks.explain_errors({"": "[mc:roofline.weights-free] first_compute_bound_batch(d_in, "
+                                "d_out, roof, max_batch) returns a batch size or None."},
+                           "first_compute_bound_batch"):
+    _wide = first_compute_bound_batch(1024, 1024, _roof, 2**16)
+    _narrow = first_compute_bound_batch(64, 64, _slow_calls, 2**16)
+    _tiny = first_compute_bound_batch(8, 8, _roof, 2**16)
+for _name, _value in (("first_compute_bound_batch(1024, 1024, roof, 2**16)", _wide),
+                      ("first_compute_bound_batch(64, 64, slow_calls, 2**16)", _narrow),
+                      ("first_compute_bound_batch(8, 8, roof, 2**16)", _tiny)):
+    checks.expect_true(_value is None or (isinstance(_value, int) and 1 <= _value <= 2**16
+                                          and _value & (_value - 1) == 0),
+                       f"{_name} is {_value!r}. [mc:roofline.never-compute-bound] Return a "
+                       "power of two from 1 up to max_batch, or None when none of them is "
+                       "compute-bound.")
+checks.reject(_wide, {
+    1: "[mc:roofline.weights-free] Count the weight matrix's bytes too: every call reads "
+       "d_in·d_out weights, which is why a small batch is memory-bound.",
+    64: "[mc:roofline.flops-multiplies-only] A matmul does 2·B·d_in·d_out FLOPs: a "
+        "multiplication and an addition per step of each dot product.",
+}, "first_compute_bound_batch(1024, 1024, roof, 2**16)")
+checks.reject(_narrow, {
+    64: "[mc:regime.no-overhead] At B = 64 the compute time (5 µs) is still below the 10 µs "
+        "every call costs: compare with the fixed cost too.",
+}, "first_compute_bound_batch(64, 64, slow_calls, 2**16)")
+checks.reject(_tiny, {
+    2**16: "[mc:roofline.never-compute-bound] An 8×8 layer is not compute-bound at B = 65,536 "
+           "either: when no batch up to max_batch is, return None.",
+}, "first_compute_bound_batch(8, 8, roof, 2**16)")
+### BEGIN HIDDEN TESTS
+def _reference_batch(d_in, d_out, roof, max_batch):
+    b = 1
+    while b <= max_batch:
+        if helpers.roofline.bounds(helpers.roofline.matmul_cost(b, d_in, d_out), roof).bound == "compute":
+            return b
+        b *= 2
+    return None
+
+
+_h100 = helpers.roofline.SHEETS["NVIDIA H100 SXM"].roof(here.overhead_s)
+for _args in ((1024, 1024, _roof, 2**16), (64, 64, _slow_calls, 2**16), (8, 8, _roof, 2**16),
+              (4096, 4096, _h100, 2**16), (512, 2048, here, 2**12), (1024, 1024, _roof, 16),
+              (1024, 1024, _roof, 32), (300, 700, _h100, 2**20)):
+    _want = _reference_batch(*_args)
+    _got = first_compute_bound_batch(*_args)
+    checks.expect_true(_got == _want,
+                       f"first_compute_bound_batch{(_args[0], _args[1], _args[2].name, _args[3])} "
+                       f"is {_got!r}. [mc:roofline.batch-intensity] The layer does "
+                       "2·B·d_in·d_out FLOPs and moves 4·(B·d_in + d_in·d_out + B·d_out) bytes; "
+                       "try B = 1, 2, 4, ... up to max_batch (included) and return the first "
+                       "whose compute bound is the largest of the three, or None.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 10. GPUs: datasheets, measurements and memory
+#
+# A GPU raises all three numbers of §1 and changes their balance. Here are the vendor's
+# figures for a few common GPUs (**datasheet peaks, not measurements**: sustained rates
+# are lower). The float32 column is what a float32 matmul gets in PyTorch at the default
+# matmul precision, "highest" (the cell prints it); the 16-bit tensor-core column needs
+# bfloat16 or float16 inputs. (`torch.set_float32_matmul_precision("high")` lets float32
+# matmuls use the TF32 tensor-core format, between the two.)
+
+# %%
+print(helpers.roofline.format_datasheet())
+print("float32 matmul precision here:", torch.get_float32_matmul_precision())
+
+# %% [markdown]
+# On a machine with a CUDA GPU the next cell measures a float32 matmul on the CPU and on
+# the GPU across sizes (`torch.utils.benchmark` synchronises for you) and reads the GPU's
+# memory counters. Without a GPU it prints the table measured on a GPU if the repository
+# holds one, and says plainly when it does not: this page shows no GPU numbers that were
+# not measured.
+#
+# The memory counters mean: `torch.cuda.memory_allocated()` is the bytes held by live
+# tensors now; `torch.cuda.max_memory_allocated()` the peak of that since the last
+# `torch.cuda.reset_peak_memory_stats()`; `torch.cuda.memory_reserved()` the bytes
+# PyTorch's caching allocator holds from the GPU, which include freed blocks kept for
+# reuse (asking the driver for memory is slow), so it is at least the allocated amount.
+# Tools outside PyTorch (`nvidia-smi`) see the reserved memory as used;
+# `torch.cuda.empty_cache()` gives the unused blocks back.
 
 # %%
 if torch.cuda.is_available():
@@ -967,60 +1605,92 @@ else:
     print(helpers.bench.format_reference(helpers.bench.gpu_reference()))
 
 # %% [markdown]
-# ## 10. Common mistakes
+# ## 11. Common mistakes
 #
-# **1. Timing the first call of a compiled function.** It includes compiling. Section 6
-# measured both: report the first call as compile time and the median after warm-up as
-# the steady state, separately.
+# **1. Timing the first call of a compiled function.** It includes compiling, or loading
+# from the cache, depending on the run. Section 7 measured both: report the first call as
+# compile time (saying whether the cache answered) and the median after warm-up as the
+# steady state, separately.
 #
 # **2. A Python number that changes on every call.** Dynamo guards on the Python values
-# the code uses; a loop counter passed as an argument can recompile each call. With
-# `dynamic=False` that is one compilation per value:
+# the code uses, and what a changing one costs depends on the `dynamic` setting. With
+# `dynamic=False`, every new value is a new graph; with the default, automatic dynamic
+# shapes make it symbolic after the first change; passed as a tensor, it is data:
 
 # %%
 def decay(x, step):
     return x * 0.9 ** step
 
 
-torch._dynamo.reset()
-counter = CompileCounter()
-decay_compiled = torch.compile(decay, backend=counter, dynamic=False)
-for step in range(5):
-    decay_compiled(torch.ones(3), step)
-print(f"step as a Python int: {counter.frame_count} graphs for 5 calls")
-
-torch._dynamo.reset()
-counter = CompileCounter()
-decay_compiled = torch.compile(decay, backend=counter, dynamic=False)
-for step in range(5):
-    decay_compiled(torch.ones(3), torch.tensor(float(step)))
-print(f"step as a tensor:     {counter.frame_count} graph for 5 calls")
+for k, (setting, as_tensor) in enumerate(((False, False), (None, False), (False, True))):
+    counter = Recorder()
+    # a fresh copy each time: Dynamo remembers which arguments varied in earlier compiles
+    # of the same function, and would start the default setting already dynamic
+    decay_compiled = torch.compile(helpers.capture.fresh_copy(decay, f"decay_{k}"),
+                                   backend=counter, dynamic=setting)
+    for step in range(5):
+        decay_compiled(torch.ones(3), torch.tensor(float(step)) if as_tensor else step)
+    print(f"dynamic={setting}, step as a {'tensor' if as_tensor else 'Python int'}: "
+          f"{counter.count} graphs for 5 calls")
 
 # %% [markdown]
-# **3. A graph break hidden in a helper.** A `print`, `.item()` or Python `if` on a tensor
-# inside code you compile splits the graph (section 3); `torch._dynamo.explain` finds it.
+# **3. A graph break hidden in a helper.** A `print`, a Python `if` on a tensor's value
+# or `.tolist()` inside code you compile splits the graph silently, also when it sits in
+# a helper function the compiled code calls. `fullgraph=True` makes it an error:
+
+# %%
+def log_mean(t):
+    print(f"mean activation {t.mean():.3f}")   # logging: not a tensor operation
+    return t
+
+
+def layer(x):
+    return log_mean(torch.tanh(x)) * 2
+
+
+with checks.expect_error(Exception):
+    torch.compile(layer, backend="eager", fullgraph=True)(torch.ones(3))
+
+
+def layer_fixed(x):
+    return torch.tanh(x) * 2       # log outside the compiled code, from its outputs
+
+
+print(torch.compile(layer_fixed, backend="eager", fullgraph=True)(torch.ones(3)))
+
+# %% [markdown]
+# **4. `torch.where` as a free way out of an `if`.** Both branches are differentiated:
+# mask the unsafe branch's input too (§4, Exercise 1).
 #
-# **4. Believing a fixed speedup figure.** Texts quote "30-200 % faster" for
-# `torch.compile`. This notebook measured its own numbers above, on this machine, for two
-# functions, and they depend on the size (section 6's plot) and on the function
-# (section 7). Measure yours.
+# **5. Believing a fixed speedup figure.** Texts quote "30-200 % faster" for
+# `torch.compile`. This notebook measured its own numbers on this machine, and they
+# depend on the regime: the size (§7's plot), the function (§7, §8) and the dtype.
+# Measure yours.
 #
 # ## Summary
 #
+# - Every call pays a fixed overhead, a memory cost and a compute cost; the largest sets
+#   its regime, and the regime says which remedy can help.
 # - Eager PyTorch is define-by-run: Python control flow decides the graph at run time.
-#   Define-and-run tracing cannot follow a branch on a value.
 # - `torch.compile` = Dynamo (captures graphs from bytecode, with guards) + a backend
-#   (Inductor generates fused code; `"eager"` and `CompileCounter` only capture).
+#   (Inductor generates fused code; `"eager"` and a recording backend only capture).
+#   Inductor's FX graph cache makes a later first call cheap: say when it answered.
+# - Graph breaks come from what Dynamo cannot record (a `print`, a Python `if` on a
+#   tensor's value); `TORCH_LOGS="graph_breaks"` shows
+#   them and `fullgraph=True` forbids them. `torch.where` keeps a choice in the graph, but
+#   differentiates both branches: mask the unsafe branch's input.
 # - A failed guard recompiles: new shapes (unless symbolic), dtypes, devices, and the
-#   Python values the code used. Count with `CompileCounter`, explain with
-#   `set_logs(recompiles=True)`, forbid with `set_stance("fail_on_recompile")`.
-# - Graph breaks come from what Dynamo cannot record (`print`, `.item()`, a Python `if`
-#   on a tensor); `torch._dynamo.explain` lists them; `torch.where` keeps a choice in the
-#   graph.
-# - Time with warm-up, synchronisation and the median of repeats (`torch.utils.benchmark`).
-#   Compile time is paid once; it pays back after `break_even_calls` calls, if ever.
-# - Fusion reduces memory traffic, not arithmetic: an elementwise chain's intensity goes
-#   up by the number of ops fused.
+#   Python values the code used. `TORCH_LOGS="recompiles"` explains them,
+#   `set_stance("fail_on_recompile")` forbids them, buckets bound them.
+# - Time with warm-up, synchronisation and repeats; report the minimum for a bound, the
+#   median for a typical call. Compile time pays back after `break_even_calls` calls, if
+#   ever.
+# - A compiled training step compiles the backward too. Fusion cuts memory traffic, not
+#   FLOPs; CUDA graphs cut launch overhead on a GPU.
 #
-# **Next:** profile your own training step with `torch.profiler` before compiling it, and
-# measure before and after.
+# **Next:** profile your own training step with `torch.profiler` before compiling it,
+# find its regime, and measure before and after.
+
+# %%
+print(f"This notebook ran top to bottom in {time.perf_counter() - NOTEBOOK_STARTED:.0f} s "
+      f"on this machine.")
