@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import torch
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from matplotlib.text import Text
 from torch import nn
 
 LINES = ("zero_grad", "forward", "loss", "backward", "step")
@@ -205,14 +207,13 @@ def draw_anatomy(anatomy: Anatomy, ax=None, upto: int | None = None):
     height = 1.0 / (rows + 0.5)
     size = 9
     for x, name in zip(xs, columns):
-        ax.text(x, 1 - height / 2, name, fontsize=size, fontweight="bold", va="center",
-                transform=ax.transAxes)
+        _text(ax, x, 1 - height / 2, name, fontsize=size, fontweight="bold", va="center")
     for i, state in enumerate(states):
         y = 1 - (i + 1.5) * height
         faded = i >= shown
         alpha = 0.25 if faded else 1.0
         if i == shown - 1:
-            ax.add_patch(_box(ax, 0.0, y - height / 2, 0.935, height, "#fff7e0", 1.0, edge="#e09000"))
+            _box(ax, 0.0, y - height / 2, 0.935, height, "#fff7e0", 1.0, edge="#e09000")
         if state.graph_nodes == 0:
             graph = "no graph"
         else:
@@ -225,19 +226,29 @@ def draw_anatomy(anatomy: Anatomy, ax=None, upto: int | None = None):
                  (f"{b.moved:.3f}", MOVED if b.moved > 0 else None)]
         for k, (text, colour) in enumerate(cells):
             if colour and not faded:
-                ax.add_patch(_box(ax, xs[k] - 0.005, y - height * 0.42, ends[k] - xs[k] - 0.005,
-                                  height * 0.84, colour, alpha))
-            ax.text(xs[k], y, text, fontsize=size, va="center", alpha=alpha,
-                    family="monospace" if k in (1, 3, 4) else None, transform=ax.transAxes)
+                _box(ax, xs[k] - 0.005, y - height * 0.42, ends[k] - xs[k] - 0.005,
+                     height * 0.84, colour, alpha)
+            _text(ax, xs[k], y, text, fontsize=size, va="center", alpha=alpha,
+                  family="monospace" if k in (1, 3, 4) else None)
     ax.set_title(f"order: {', '.join(anatomy.order)}   (SGD lr {anatomy.lr:g}, "
                  f"zero_grad sets {'None' if anatomy.set_to_none else 'zeros'})", fontsize=9)
     return ax.figure
 
 
+# The table's texts and boxes are placed in the Axes' coordinates but held by the figure:
+# an Axes clips every text and patch it holds to its own outline, and setting up those clip
+# paths for some eighty artists was most of this picture's drawing time (the Axes is off
+# and the table lies inside it, so nothing needs clipping).
+
+
+def _text(ax, x, y, text, **style):
+    return ax.figure.add_artist(Text(x, y, text, transform=ax.transAxes, **style))
+
+
 def _box(ax, x, y, w, h, colour, alpha, edge=None):
-    from matplotlib.patches import Rectangle
-    return Rectangle((x, y), w, h, facecolor=colour, alpha=alpha, transform=ax.transAxes,
-                     edgecolor=edge or "none", linewidth=1 if edge else 0)
+    return ax.figure.add_artist(Rectangle((x, y), w, h, facecolor=colour, alpha=alpha,
+                                          transform=ax.transAxes, edgecolor=edge or "none",
+                                          linewidth=1 if edge else 0))
 
 
 # ---------------------------------------------------------------------------- explore
