@@ -26,7 +26,7 @@ ENTRIES: dict[str, Misconception] = {
         ("01_tensors-quiz-broadcast",)),
     "broadcast.drop-leading": Misconception(
         "a missing leading axis drops out of the result",
-        ("01_tensors-quiz-broadcast",)),
+        ("01_tensors-quiz-broadcast", "01_tensors-broadcast")),
     "broadcast.labels-both-shapes": Misconception(
         "labels always come as (N, 1), so squeeze(1) is safe",
         ("01_tensors-accuracy",)),
@@ -153,6 +153,9 @@ ENTRIES: dict[str, Misconception] = {
     "strides.include-own-size": Misconception(
         "a dimension's stride includes its own size",
         ("01_tensors-strides",)),
+    "strides.made-a-tensor": Misconception(
+        "strides can be read off a tensor made for the purpose, whatever its size",
+        ("01_tensors-strides",)),
     "strides.multiply-indices": Misconception(
         "an element's offset is the product of its indices",
         ("01_tensors-quiz-offset",)),
@@ -177,6 +180,9 @@ ENTRIES: dict[str, Misconception] = {
     "strides.slice-is-contiguous": Misconception(
         "a column slice of a contiguous tensor is contiguous",
         ("01_tensors-quiz-contiguous",)),
+    "strides.value-not-position": Misconception(
+        "an element's value is its storage position",
+        ("01_tensors-offset",)),
     "strides.step-slice": Misconception(
         "a slice with a step keeps a tensor contiguous",
         ("01_tensors-quiz-contiguous",)),

@@ -255,9 +255,10 @@ helpers.strides.explore()
 # ### Exercise 1: strides by hand (2 points)
 #
 # Write `row_major_strides(shape)` returning the strides (a tuple) of a contiguous tensor of
-# that shape, without creating a tensor. *Misconception it targets*: the last dimension,
-# not the first, moves by one cell, and a dimension's stride counts the cells of everything
-# *after* it.
+# that shape, for any number of dims (the 0-d shape `()` included), without creating a
+# tensor: the shapes may be far too large to allocate. *Misconception it targets*: the last
+# dimension, not the first, moves by one cell, and a dimension's stride counts the cells of
+# everything *after* it.
 
 # %% solution 01_tensors-strides
 def row_major_strides(shape):
@@ -270,8 +271,6 @@ def row_major_strides(shape):
     ### END SOLUTION
 
 # %% test 01_tensors-strides-test points=2
-import math  # the test needs it even if the student removed the import above
-
 _hint = ("[mc:strides.row-major-rule] A dim's stride is the product of the sizes of all "
          "the dims after it; the last dim's stride is 1.")
 for _shape in [(2, 3), (4, 5, 6), (7,), (2, 1, 3)]:
@@ -280,13 +279,13 @@ for _shape in [(2, 3), (4, 5, 6), (7,), (2, 1, 3)]:
     with checks.because(_hint):
         checks.expect_type(_got, (tuple, list, torch.Size), f"row_major_strides({_shape})")
     _got, _want = tuple(_got), torch.empty(_shape).stride()
-    _column_major = tuple(math.prod(_shape[:k]) for k in range(len(_shape)))
     _wrong = {
-        _column_major: "[mc:strides.column-major] These are column-major (Fortran) strides: "
-                       "in PyTorch the last dim moves by 1 and the first by the most.",
+        torch.empty(_shape[::-1]).stride()[::-1]:
+            "[mc:strides.column-major] These are column-major (Fortran) strides: in PyTorch "
+            "the last dim moves by 1 and the first by the most.",
         tuple(_shape[1:]) + (1,): "[mc:strides.next-size-only] A dim's stride is the product "
                                   "of ALL the sizes after it, not just the next one.",
-        tuple(math.prod(_shape[k:]) for k in range(len(_shape))):
+        tuple(s * n for s, n in zip(_want, _shape)):
             "[mc:strides.include-own-size] Each stride includes its own dim's size: a step "
             "along dim k skips the sizes AFTER k only, so the last stride is 1."}
     # A wrong rule can agree with the right one on some shapes ((2, 3) for next-size-only).
@@ -294,11 +293,22 @@ for _shape in [(2, 3), (4, 5, 6), (7,), (2, 1, 3)]:
                   f"row_major_strides({_shape})")
     checks.expect_true(_got == _want,
                        f"row_major_strides({_shape}) = {_got} is not right. {_hint}")
+_huge = (10 ** 6,) * 3                      # 10¹⁸ elements: no machine holds them
+try:
+    _got, _error = row_major_strides(_huge), None
+except Exception as _e:     # named, not quoted: an allocator's words read as the grader's own limit
+    _got, _error = None, type(_e).__name__
+checks.expect_true(_error is None,
+                   f"row_major_strides({_huge}) raised {_error}. [mc:strides.made-a-tensor] The "
+                   "strides follow from the shape alone: making a tensor to read its .stride() "
+                   "fails for a shape this large.")
+checks.expect_type(_got, (tuple, list, torch.Size), f"row_major_strides({_huge})")
 ### BEGIN HIDDEN TESTS
-for _shape in [(1,), (3, 1), (2, 3, 4, 5), (5, 1, 1, 2), (6, 7, 8)]:
-    _want = torch.empty(_shape).stride()
-    checks.expect_true(tuple(row_major_strides(_shape)) == _want,
-                       f"row_major_strides({_shape}) should be {_want}. {_hint}")
+for _shape in [(1,), (3, 1), (2, 3, 4, 5), (5, 1, 1, 2), (6, 7, 8), (), _huge, (10 ** 7, 3, 10 ** 5)]:
+    _want = torch.empty(_shape, device="meta").stride()      # the meta device allocates nothing
+    with checks.explain_errors({"": _hint}, f"row_major_strides({_shape})"):
+        _got = tuple(row_major_strides(_shape))
+    checks.expect_true(_got == _want, f"row_major_strides({_shape}) should be {_want}. {_hint}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -316,15 +326,18 @@ def storage_position(t, index):
     ### END SOLUTION
 
 # %% test 01_tensors-offset-test points=2
-_base = torch.arange(24).view(4, 6)          # value == storage position
+_base = torch.arange(24).view(4, 6) * 10     # value == 10 × storage position
 _t = _base[1:, 2:].t()
 _index = (2, 1)
-_want = _t[_index].item()
+_want = _t[_index].item() // 10
 _hint = ("[mc:strides.offset-formula] The position is t.storage_offset() plus, for every "
          "dim k, index[k] * t.stride(k).")
 with checks.explain_errors({"": _hint}, "storage_position(t, (2, 1))"):
     _got = storage_position(_t, _index)
 checks.reject(_got, {
+    _t[_index].item():
+        "[mc:strides.value-not-position] This is the element's VALUE, t[index]: the storage "
+        "position is where that value sits in memory, whatever the tensor holds.",
     _want - _t.storage_offset():
         "[mc:strides.offset-ignored] You left out t.storage_offset(): a slice starts partway "
         "into its storage.",
@@ -334,11 +347,14 @@ checks.reject(_got, {
 checks.expect_true(_got == _want, f"storage_position(t, (2, 1)) = {_got!r} is not right. {_hint}")
 ### BEGIN HIDDEN TESTS
 _g = torch.Generator().manual_seed(11)
-_store = torch.arange(5 * 6 * 7).view(5, 6, 7)
-for _view in [_store, _store.permute(2, 0, 1), _store[1:, ::2, 3:], _store[2].t(), _store[..., 1:].transpose(0, 2)]:
+_store = torch.randn(5, 6, 7, generator=_g)          # values that say nothing of positions
+_numbers = torch.arange(5 * 6 * 7).view(5, 6, 7)     # the same views of it give the positions
+for _make in [lambda t: t, lambda t: t.permute(2, 0, 1), lambda t: t[1:, ::2, 3:],
+              lambda t: t[2].t(), lambda t: t[..., 1:].transpose(0, 2)]:
+    _view, _positions = _make(_store), _make(_numbers)
     for _ in range(5):
         _idx = tuple(int(torch.randint(n, (1,), generator=_g)) for n in _view.shape)
-        checks.expect_true(storage_position(_view, _idx) == _view[_idx].item(),
+        checks.expect_true(storage_position(_view, _idx) == _positions[_idx].item(),
                            f"storage_position is wrong for a view with strides {_view.stride()}, "
                            f"offset {_view.storage_offset()}, index {_idx}. {_hint}")
 ### END HIDDEN TESTS
@@ -374,9 +390,9 @@ for name, t in [("view", v), ("slice", s), ("transpose", grid6.t()),
     print(f"{name:12} shares base's storage: {same_storage(t)}")
 
 # %% [markdown]
-# A transpose only swaps strides, so its elements are no longer in row-major order:
-# it is **not contiguous**, and `.view` cannot merge its dimensions (there is no single
-# stride that walks them). `.reshape` returns a view when one exists and silently copies
+# The transpose `m.t()` only swaps strides, so its elements are no longer in row-major
+# order: it is **not contiguous**, and `.view` cannot merge its dimensions (there is no
+# single stride that walks them). `.reshape` returns a view when one exists and silently copies
 # otherwise; `.contiguous()` copies into a fresh row-major storage.
 
 # %%
@@ -499,17 +515,17 @@ def shares_cells(a, b):
     ### END SOLUTION
 
 # %% test 01_tensors-cells-test points=2
-_x = torch.arange(6.0)
-_hint = ("[mc:views.cells] Two tensors share a cell when they use one storage (compare "
-         "untyped_storage().data_ptr()) AND some storage position is used by both: collect "
-         "each tensor's positions (storage_position for every index) and intersect them.")
+_x = torch.zeros(6)                 # equal values everywhere: only positions tell cells apart
+_hint = ("[mc:views.cells] Two tensors share a cell when they use one storage AND at least "
+         "one storage position is used by both (Exercise 2 finds an element's position).")
 _cases = [
     ((_x[:3], _x[2:]), True, "shares_cells(x[:3], x[2:])",
      "[mc:views.data-ptr] x[:3] and x[2:] both use cell 2, though their first elements "
      "(data_ptr()) differ."),
     ((_x[:2], _x[4:]), False, "shares_cells(x[:2], x[4:])",
      "[mc:views.same-storage-same-cells] x[:2] and x[4:] use one storage but different cells "
-     "(0, 1 and 4, 5): a write through one never changes the other."),
+     "(0, 1 and 4, 5), whatever values those hold: a write through one never changes the "
+     "other."),
     ((_x[::2], _x[1::2]), False, "shares_cells(x[::2], x[1::2])",
      "[mc:views.range-overlap] x[::2] uses cells 0, 2, 4 and x[1::2] cells 1, 3, 5: their "
      "ranges overlap but no cell is in both."),
@@ -524,7 +540,7 @@ for (_a, _b), _want, _name, _why in _cases:
         checks.expect_type(_got, (bool, np.bool_), _name)
     checks.expect_true(bool(_got) == _want, f"{_name} returned {bool(_got)}. {_why}")
 ### BEGIN HIDDEN TESTS
-_y = torch.arange(12.0).view(3, 4)
+_y = torch.zeros(3, 4)
 for (_a, _b), _want, _name in [
         ((_x, _x[2:]), True, "the base and its slice, base first"),
         ((_y.t(), _y), True, "a transpose"), ((_y[:, 1], _y[1]), True, "a column and a row"),
@@ -535,7 +551,7 @@ for (_a, _b), _want, _name in [
         ((_y[1:1], _y), False, "an empty slice (no cell at all)"),
         ((_y[[0, 2]], _y), False, "fancy indexing (a copy)"),
         ((_y.t().contiguous(), _y), False, "contiguous() of a transpose (a copy)"),
-        ((torch.arange(12.0).view(3, 4)[1:], _y[1:]), False, "equal values in another storage")]:
+        ((torch.zeros(3, 4)[1:], _y[1:]), False, "equal values in another storage")]:
     with checks.explain_errors({"": _hint}, f"shares_cells for {_name}"):
         _got = bool(shares_cells(_a, _b))
     checks.expect_true(_got == _want, f"shares_cells is wrong for {_name}: it should say {_want}. {_hint}")
@@ -724,6 +740,10 @@ for _a, _b in [((2, 3), (3,)), ((64, 1), (768,)), ((1, 3), (2, 1))]:
     with checks.because(_rule):
         checks.expect_type(_got, (tuple, list, torch.Size), f"broadcast_shape({_a}, {_b})")
     _got, _want = tuple(_got), tuple(torch.broadcast_shapes(_a, _b))
+    checks.expect_true(len(_got) >= len(_want),
+                       f"broadcast_shape({_a}, {_b}) = {_got} has fewer axes than the longer "
+                       "shape. [mc:broadcast.drop-leading] A missing leading axis counts as 1: "
+                       "the longer shape's extra axes stay in the result.")
     checks.expect_true(not (len(_got) == len(_want) and any(g < w for g, w in zip(_got, _want))),
                        f"broadcast_shape({_a}, {_b}) = {_got} is too small on some axis. "
                        "[mc:broadcast.take-min] A size-1 axis is stretched to the other size, "
@@ -791,7 +811,8 @@ for _shape_name, _given in [("(6,)", _labels), ("(6, 1)", _labels.unsqueeze(1))]
     _name = f"accuracy(logits, labels of shape {_shape_name})"
     with checks.explain_errors({"out of range": "[mc:broadcast.labels-both-shapes] labels may "
                                                 "come as (N,) or (N, 1): squeeze(1) fails on "
-                                                "(N,); reshape(-1) makes (N,) from either.",
+                                                "(N,), which has no dim 1. Make (N,) in a way "
+                                                "that works for both shapes.",
                                 "size of tensor a (4)": "[mc:accuracy.argmax-dim] argmax over dim 0 "
                                                         "gives one entry per class (4), not per "
                                                         "row (6): a row's prediction is its argmax "
@@ -824,6 +845,19 @@ for _l, _y in _cases:
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# ## 5. Reductions and two shape puzzles
+#
+# A reduction (`sum`, `mean`, `max`, …) with `dim=` collapses the dims you name and keeps
+# the others; `dim` may be a tuple, and `keepdim=True` leaves each collapsed dim in place
+# with size 1 (handy for broadcasting the result back against the input).
+
+# %%
+cube = torch.arange(24.0).view(2, 3, 4)
+print(cube.sum(dim=0).shape, cube.mean(dim=-1).shape, cube.mean(dim=(1, 2)).shape,
+      cube.mean(dim=(1, 2), keepdim=True).shape)
+print("x - x.mean(-1, keepdim=True) broadcasts:", (cube - cube.mean(-1, keepdim=True)).shape)
+
+# %% [markdown]
 # ### Exercise 7: a broadcasting puzzle, all pairwise distances (2 points)
 #
 # `a` holds N points and `b` holds M points, each a row of D coordinates. Write
@@ -839,32 +873,48 @@ def pairwise_sq_dists(a, b):
     ### END SOLUTION
 
 # %% test 01_tensors-pairwise-test points=2
-_pa = torch.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
-_pb = torch.tensor([[1.0, 1.0], [3.0, 0.0]])
+import math  # the test needs it even if the student removed the import above
+
+_pa = torch.tensor([[0.0, 0.0, 0.0], [1.0, 0.0, 2.0], [0.0, 2.0, 1.0]])    # N = 3 points in 3-D
+_pb = torch.tensor([[1.0, 1.0, 0.0], [3.0, 0.0, 1.0]])                     # M = 2 points
 _hint = ("[mc:broadcast.rowwise-not-pairwise] a - b pairs row i of a with row i of b (and fails "
-         "when N != M): give a a middle axis and b a leading one, a[:, None, :] - b[None, :, :], "
-         "so the difference has shape (N, M, D), then sum over D.")
-with checks.explain_errors({"": _hint}, "pairwise_sq_dists(a, b) with N = 3, M = 2"):
+         "when N != M): give each operand a size-1 axis so that their difference has shape "
+         "(N, M, D), then sum over the coordinates.")
+with checks.explain_errors({"": _hint}, "pairwise_sq_dists(a, b) with N = 3, M = 2, D = 3"):
     _got = pairwise_sq_dists(_pa, _pb)
-_diff = _pa[:, None, :] - _pb[None, :, :]
 with checks.because(_hint):
     checks.expect_type(_got, torch.Tensor, "pairwise_sq_dists(a, b)")
+
+
+def _table(rows, columns, entry):
+    """The tensor of entry(r, c) for every r in rows and c in columns, written as loops."""
+    return torch.tensor([[float(entry(r, c)) for c in columns] for r in rows])
+
+
+_A, _B, _D = _pa.tolist(), _pb.tolist(), range(3)
 checks.reject_close(_got, {
-    (_diff ** 2).sum(0): "[mc:reduce.wrong-dim] You summed over the points of a (dim 0): the "
-                         "sum runs over the coordinates, the last dim.",
-    _diff.sum(-1) ** 2: "[mc:pairwise.square-after-sum] You squared the sum of differences: "
-                        "square each coordinate's difference first, then sum.",
-    (_diff ** 2).sum(-1).sqrt(): "[mc:pairwise.root] These are distances, not squared "
-                                 "distances: leave out the square root."},
+    _table(_B, _D, lambda q, k: sum((p[k] - q[k]) ** 2 for p in _A)):
+        "[mc:reduce.wrong-dim] You summed over the points of a (dim 0): the sum runs over the "
+        "coordinates, the last dim.",
+    _table(_A, _D, lambda p, k: sum((p[k] - q[k]) ** 2 for q in _B)):
+        "[mc:reduce.wrong-dim] You summed over the points of b (dim 1): the sum runs over the "
+        "coordinates, the last dim.",
+    _table(_A, _B, lambda p, q: sum(x - y for x, y in zip(p, q)) ** 2):
+        "[mc:pairwise.square-after-sum] You squared the sum of differences: square each "
+        "coordinate's difference first, then sum.",
+    _table(_A, _B, math.dist):
+        "[mc:pairwise.root] These are distances, not squared distances: leave out the square "
+        "root."},
     "pairwise_sq_dists(a, b)")
 with checks.because("[mc:broadcast.pairwise-shape] One entry per pair (i, j): the result is "
                     "(N, M) = (3, 2)."):
     checks.expect_shape(_got, (3, 2), "pairwise_sq_dists(a, b)")
 ### BEGIN HIDDEN TESTS
 with checks.because(_hint):
-    checks.expect_close(_got, (_diff ** 2).sum(-1), "pairwise_sq_dists(a, b)", hint=_hint)
+    checks.expect_close(_got, ((_pa[:, None, :] - _pb[None, :, :]) ** 2).sum(-1),
+                        "pairwise_sq_dists(a, b)", hint=_hint)
 _ga = torch.Generator().manual_seed(8)
-for _n, _mm, _d in [(4, 4, 3), (5, 7, 1), (1, 3, 6)]:
+for _n, _mm, _d in [(4, 4, 3), (5, 7, 1), (1, 3, 6), (3, 2, 2)]:
     _a, _b = torch.randn(_n, _d, generator=_ga), torch.randn(_mm, _d, generator=_ga)
     _want = torch.stack([torch.stack([((_a[i] - _b[j]) ** 2).sum() for j in range(_mm)]) for i in range(_n)])
     with checks.explain_errors({"": _hint}, f"pairwise_sq_dists on ({_n}, {_d}) and ({_mm}, {_d})"):
@@ -873,19 +923,6 @@ for _n, _mm, _d in [(4, 4, 3), (5, 7, 1), (1, 3, 6)]:
         checks.expect_close(_got, _want, f"pairwise_sq_dists on ({_n}, {_d}) and ({_mm}, {_d})",
                             rtol=1e-4, atol=1e-5, hint=_hint)
 ### END HIDDEN TESTS
-
-# %% [markdown]
-# ## 5. Reductions and the shape puzzle
-#
-# A reduction (`sum`, `mean`, `max`, …) with `dim=` collapses the dims you name and keeps
-# the others; `dim` may be a tuple, and `keepdim=True` leaves each collapsed dim in place
-# with size 1 (handy for broadcasting the result back against the input).
-
-# %%
-cube = torch.arange(24.0).view(2, 3, 4)
-print(cube.sum(dim=0).shape, cube.mean(dim=-1).shape, cube.mean(dim=(1, 2)).shape,
-      cube.mean(dim=(1, 2), keepdim=True).shape)
-print("x - x.mean(-1, keepdim=True) broadcasts:", (cube - cube.mean(-1, keepdim=True)).shape)
 
 # %% [markdown]
 # ### Exercise 8: the shape puzzle (3 points)
@@ -925,7 +962,8 @@ checks.reject(tokens, {
         "'pixel' mixes values of one channel: permute the channels last before reshaping.",
     images.transpose(1, 3).reshape(32, 50176, 3):
         "[mc:shapes.transpose-swaps-hw] transpose(1, 3) moves the channels last but also swaps "
-        "height and width, so pixel (h, w) lands at w * 224 + h: use permute(0, 2, 3, 1)."},
+        "height and width, so pixel (h, w) lands at w * 224 + h: move the channels last and "
+        "keep height before width."},
     "tokens")
 with checks.because("[mc:reduce.pool-dims] Average over height and width (dims 2 and 3) and "
                     "keep neither: one number per (image, channel)."):
@@ -961,9 +999,10 @@ print(u.clamp(min=0), u.clamp(max=0), u)     # out of place: u is unchanged
 
 # %% [markdown]
 # `torch.from_numpy(arr)` and `tensor.numpy()` share memory with the array (CPU only);
-# `torch.tensor(arr)` copies. `.numpy()` refuses a tensor that is part of an autograd graph
-# and a tensor on a GPU (NumPy arrays live in CPU memory), so such a tensor is brought back
-# first: `.detach()` leaves the graph, `.cpu()` copies to CPU memory (a no-op on a CPU tensor).
+# `torch.tensor(arr)` copies. `.numpy()` refuses a tensor that requires grad (a parameter,
+# or anything computed from one) and a tensor on a GPU (NumPy arrays live in CPU memory), so
+# such a tensor is brought back first: `.detach()` leaves the graph, `.cpu()` copies to CPU
+# memory (a no-op on a CPU tensor).
 
 # %%
 arr = np.zeros(3)
@@ -1069,8 +1108,8 @@ class _OnGPU(torch.Tensor):
         return super().to(*args, **kwargs)
 
 
-_bridge = ("[mc:numpy.bridge] Bring the tensor out of the graph (.detach()) and into CPU "
-           "memory (.cpu()) before .numpy(), then copy the array.")
+_bridge = ("[mc:numpy.bridge] .numpy() needs a tensor outside the graph (.detach()) and in "
+           "CPU memory (.cpu()).")
 _w = torch.ones(3, requires_grad=True)
 with checks.explain_errors({"requires grad": "[mc:numpy.needs-detach] t is part of an autograd "
                                             "graph: call .detach() first.", "": _bridge},
@@ -1082,8 +1121,8 @@ with torch.no_grad():
     _w += 1
 checks.expect_true(np.array_equal(_arr, np.ones(3)),
                    "After snapshot(w), an in-place update of w changed the array it returned. "
-                   "[mc:numpy.shares-memory] On the CPU .numpy() shares the tensor's memory (no "
-                   "copy is made): copy the array (.copy()) or the tensor (.clone()) first.")
+                   "[mc:numpy.shares-memory] On the CPU .numpy() makes no copy: the array shares "
+                   "the tensor's memory, so a snapshot must own memory of its own.")
 _gpu = torch.arange(4.0).as_subclass(_OnGPU)
 with checks.explain_errors({"cuda": "[mc:numpy.gpu-needs-cpu] A GPU tensor's memory is not CPU "
                                     "memory: .numpy() refuses it. Copy it with .cpu() first "
@@ -1163,10 +1202,11 @@ _labels = torch.tensor([2, 1, 2])
 _hint = ("[mc:rank.definition] Take each row's logit at its label as a column (N, 1), compare "
          "it with the whole row (broadcasting gives (N, C)) and count the larger ones along dim 1.")
 _name = "label_rank(logits, labels) for 3 rows of 4 classes"
-with checks.explain_errors({"must match the size": "[mc:rank.row-values-as-columns] One value per "
-                                                   "row, shape (N,), lines up with the COLUMNS of "
-                                                   "an (N, C) tensor: make it a column, (N, 1), "
-                                                   "with unsqueeze(1) or keepdim.",
+with checks.explain_errors({"must match the size": "[mc:rank.row-values-as-columns] Comparing the "
+                                                   "(N, C) logits needs each row's own label logit "
+                                                   "lined up with that row: a (N,) tensor lines up "
+                                                   "with the COLUMNS, and logits[:, labels] is an "
+                                                   "(N, N) table of every row at every label.",
                             "": _hint}, _name):
     _got = label_rank(_logits, _labels)
 with checks.because("[mc:rank.shape] One integer per row: an integer tensor of shape (N,)."):

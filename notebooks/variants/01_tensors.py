@@ -59,6 +59,17 @@ WRONG = {
          "def row_major_strides(shape):\n"
          "    return tuple(math.prod(shape[k:]) for k in range(len(shape)))\n",
          "includes its own dim's size", "strides.include-own-size"),
+        # the task says "without creating a tensor": a shape too large to allocate shows it
+        ("def row_major_strides(shape):\n"
+         "    return torch.empty(shape).stride()\n", "fails for a shape this large",
+         "strides.made-a-tensor"),
+        # right for every shape with a dim, one stride too many for the 0-d shape ()
+        ("def row_major_strides(shape):\n"
+         "    strides = [1]\n"
+         "    for size in reversed(shape[1:]):\n"
+         "        strides.insert(0, strides[0] * size)\n"
+         "    return tuple(strides)\n", "row_major_strides(()) should be ()",
+         "strides.row-major-rule"),
     ],
     "01_tensors-offset": [
         ("def storage_position(t, index):\n"
@@ -70,6 +81,9 @@ WRONG = {
          "        pos = pos * shape[k] + i\n"
          "    return t.storage_offset() + pos\n", "strides of a contiguous tensor",
          "strides.assume-contiguous"),
+        # the value, which equals the position only in a tensor made by arange
+        ("def storage_position(t, index):\n"
+         "    return t[index].item()\n", "element's VALUE", "strides.value-not-position"),
     ],
     "01_tensors-permute-view": [
         ("def columns_flat(m):\n"
@@ -101,6 +115,23 @@ WRONG = {
          "    b = (1,) * (n - len(b)) + tuple(b)\n"
          "    return tuple(max(x, y) for x, y in zip(a, b))\n", "refuses them",
          "broadcast.mismatch-allowed"),
+        # compared from the right, but zip stops at the shorter shape: leading axes vanish
+        ("def broadcast_shape(a, b):\n"
+         "    out = []\n"
+         "    for x, y in zip(reversed(a), reversed(b)):\n"
+         "        if x != y and 1 not in (x, y):\n"
+         "            raise ValueError('mismatch')\n"
+         "        out.append(max(x, y))\n"
+         "    return tuple(reversed(out))\n", "fewer axes than the longer shape",
+         "broadcast.drop-leading"),
+        ("def broadcast_shape(a, b):\n"
+         "    n = max(len(a), len(b))\n"
+         "    a = (1,) * (n - len(a)) + tuple(a)\n"
+         "    b = (1,) * (n - len(b)) + tuple(b)\n"
+         "    for x, y in zip(a, b):\n"
+         "        assert x == y or 1 in (x, y), 'mismatch'\n"
+         "    return tuple(max(x, y) for x, y in zip(a, b))\n", "expected ValueError",
+         "broadcast.mismatch-allowed"),
     ],
     "01_tensors-pairwise": [
         ("def pairwise_sq_dists(a, b):\n"
@@ -114,6 +145,9 @@ WRONG = {
         ("def pairwise_sq_dists(a, b):\n"
          "    return ((a[:, None, :] - b[None, :, :]) ** 2).sum(0)\n", "summed over the points",
          "reduce.wrong-dim"),
+        ("def pairwise_sq_dists(a, b):\n"
+         "    return ((a[:, None, :] - b[None, :, :]) ** 2).sum(1)\n", "points of b (dim 1)",
+         "reduce.wrong-dim"),
     ],
     "01_tensors-shapes": [
         ("flat = images.reshape(32, -1)\n"
@@ -126,6 +160,10 @@ WRONG = {
         ("flat = images.reshape(32, -1)\n"
          "tokens = images.permute(0, 2, 3, 1).reshape(32, -1, 3)\n"
          "pooled = images.mean(dim=(2, 3), keepdim=True)", "keep neither", "reduce.pool-dims"),
+        # right shape, a sum instead of a mean: the hidden test names it
+        ("flat = images.reshape(32, -1)\n"
+         "tokens = images.permute(0, 2, 3, 1).reshape(32, -1, 3)\n"
+         "pooled = images.sum(dim=(2, 3))", "mean of one channel", "reduce.pool-dims"),
     ],
     "01_tensors-relu": [
         ("def relu_copy(x):\n"
@@ -135,6 +173,11 @@ WRONG = {
          "    return x.clamp_(min=0)\n", "in place", "inplace.edits-caller"),
         ("def relu_copy(x):\n"
          "    return x.clamp(max=0)\n", "caps values from above", "relu.clamp-direction"),
+        # detach() shares x's memory: writing through it edits the caller's tensor
+        ("def relu_copy(x):\n"
+         "    y = x.detach()\n"
+         "    y[y < 0] = 0\n"
+         "    return y\n", "modified in place", "inplace.edits-caller"),
     ],
     "01_tensors-cells": [
         ("def shares_cells(a, b):\n"
@@ -151,6 +194,12 @@ WRONG = {
          "    return a0 <= b1 and b0 <= a1\n", "ranges overlap", "views.range-overlap"),
         ("def shares_cells(a, b):\n"
          "    return a.data_ptr() == b.data_ptr()\n", "data_ptr", "views.data-ptr"),
+        # values in common, not cells in common (equal only in a tensor made by arange)
+        ("def shares_cells(a, b):\n"
+         "    if a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr():\n"
+         "        return False\n"
+         "    return bool(set(a.flatten().tolist()) & set(b.flatten().tolist()))\n",
+         "whatever values those hold", "views.same-storage-same-cells"),
         ("def shares_cells(a, b):\n"
          "    def cells(t):\n"
          "        return {t.storage_offset() + sum(i * s for i, s in zip(ix, t.stride()))\n"
@@ -173,6 +222,10 @@ WRONG = {
         ("def accuracy(logits, labels):\n"
          "    return (logits.argmax(dim=0) == labels.reshape(-1)).float().mean().item()\n",
          "argmax over dim 0", "accuracy.argmax-dim"),
+        # the largest logit's value compared with a label: the hidden test names it
+        ("def accuracy(logits, labels):\n"
+         "    return (logits.max(dim=1).values == labels.reshape(-1)).float().mean().item()\n",
+         "argmax is the label", "accuracy.definition"),
     ],
     "01_tensors-numpy": [
         ("def snapshot(t):\n"
@@ -200,6 +253,10 @@ WRONG = {
         ("def label_rank(logits, labels):\n"
          "    return (logits < logits.gather(1, labels[:, None])).sum(1)\n", "SMALLER logits",
          "rank.direction"),
+        # every row at every label: an (N, N) table, not one logit per row
+        ("def label_rank(logits, labels):\n"
+         "    return (logits > logits[:, labels]).sum(1)\n", "(N, N) table",
+         "rank.row-values-as-columns"),
         ("def label_rank(logits, labels):\n"
          "    return (logits > logits.gather(1, labels[:, None])).float().mean(1)\n",
          "integer tensor", "rank.shape"),
