@@ -3,6 +3,9 @@
 from helpers.misconceptions.core import Misconception
 
 ENTRIES: dict[str, Misconception] = {
+    "accumulate.last-chunk": Misconception(
+        "every chunk weighs the nominal chunk size, the shorter last one too",
+        ("02_autograd-accumulate",)),
     "accumulate.one-pass-per-chunk": Misconception(
         "accumulating over chunks may compute the whole batch at once",
         ("02_autograd-accumulate",)),

@@ -5,8 +5,8 @@
 # `.grad`. That one line hides a data structure: while your code runs, PyTorch records
 # each operation in a graph, and `backward` walks that graph from the loss back to the
 # parameters applying the chain rule. When you can see the graph, the surprises of
-# autograd (a gradient that is `None`, one that doubles, an in-place error) stop being
-# surprises.
+# autograd (a gradient that is `None`, a graph that is already freed, an in-place error)
+# stop being surprises.
 #
 # **You will learn to**
 # - tell leaves from intermediates and read `grad_fn` / `next_functions`;
@@ -38,8 +38,9 @@ torch.manual_seed(0)
 # ## 1. requires_grad, leaves and intermediates
 #
 # A tensor you create yourself with `requires_grad=True` is a **leaf**: autograd will
-# store its gradient in `.grad`. Every result computed from it is an **intermediate**: it
-# has a `grad_fn`, the backward node that knows how to push a gradient to its inputs.
+# store its gradient in `.grad`. A result computed from it (while autograd records, which
+# section 7 switches off) is an **intermediate**: it has a `grad_fn`, the backward node
+# that knows how to push a gradient to its inputs.
 # Tensors that do not require grad are leaves too, but nothing is recorded for them.
 # `t.requires_grad_()` switches gradient tracking on for an existing leaf, in place, and
 # `t.detach()` returns a tensor with `t`'s values that does not require grad (section 7
@@ -58,8 +59,8 @@ print("requires_grad_():", later.requires_grad, "->", later.requires_grad_().req
 # `grad_fn.next_functions` links each node to the nodes of its inputs, one entry per input.
 # Each entry is a pair `(node, output_number)`: the node that produced that input, and
 # which of that node's outputs it was (0 here, since these nodes have one output). For a
-# leaf the node is an `AccumulateGrad`, whose `.variable` is the leaf itself: this is where
-# the gradient is finally added into `.grad`.
+# leaf the node is an `AccumulateGrad`, whose `.variable` is the leaf itself: this is the
+# node that hands the gradient to the leaf's `.grad`.
 
 # %%
 print(c.grad_fn.next_functions)
@@ -250,7 +251,7 @@ checks.expect_true(abs(_a.grad.item()) < 1e-6,
 #    is 0 there, and explain why both of a's paths vanish together.
 # 2. Predict a.grad at b = 0, then set it: notice that the edge from `Mul` (c = a·b) to
 #    a carries 0, yet a.grad is not 0. Which path still carries it?
-# 3. Predict b.grad at a = 0, b = 3, then set it. Explain from the graph why it is 0.
+# 3. Predict b.grad at a = 0, b = 3, then set it, and explain from the graph what you read.
 
 # %%
 helpers.autograd_graph.explore()
@@ -435,10 +436,190 @@ for _name, _g, _r in zip(("x", "y"), _mine, torch.autograd.grad(_out, [_x, _y]))
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 4. Vector-Jacobian products
+# ## 4. Gradients accumulate
+#
+# Every backward so far ran once, into a `.grad` that was still empty. Training runs
+# backward once per step on the same parameters, so what a second backward does to a
+# `.grad` that already holds a gradient matters.
+#
+# **Quick quiz (predict, then run the cell after the test).** With
+# `x = torch.tensor(2.0, requires_grad=True)`, the line `(x ** 2).backward()` runs three
+# times (each run records a new graph). What is `x.grad` then? Put the number in
+# `answer_accumulated`.
+
+# %% solution 02_autograd-quiz-accumulate
+### BEGIN SOLUTION
+answer_accumulated = 12.0
+### END SOLUTION
+
+# %% test 02_autograd-quiz-accumulate-test points=1
+with checks.because("[mc:autograd.quiz-type] The answer is a number."):
+    checks.answer("02_autograd-quiz-accumulate", answer_accumulated, "answer_accumulated", kind=float)
+### BEGIN HIDDEN TESTS
+_x = torch.tensor(2.0, requires_grad=True)
+for _ in range(3):
+    (_x ** 2).backward()
+checks.expect_close(answer_accumulated, _x.grad.item(), "answer_accumulated",
+                    hint="[mc:autograd.grad-overwrites] Three backwards each add 2x = 4.")
+### END HIDDEN TESTS
+
+# %% wrong 02_autograd-quiz-accumulate
+{
+    4: "[mc:autograd.grad-overwrites] Each backward does not replace x.grad: gradients "
+       "accumulate (add up) until you reset them.",
+    64: "[mc:autograd.accumulate-multiplies] Accumulation ADDS each backward's gradient "
+        "(2x = 4) to .grad; it does not multiply.",
+    6: "[mc:autograd.local-derivative] d(x²)/dx = 2x = 4 at x = 2, and that is what each "
+       "backward adds.",
+    8: "[mc:autograd.local-derivative] Each backward adds d(x²)/dx = 2x = 4 at x = 2, and there "
+       "are three of them.",
+}
+
+# %% [markdown]
+# The same three calls: compare the last line with your answer.
+
+# %%
+x = torch.tensor(2.0, requires_grad=True)
+for call in range(3):
+    (x ** 2).backward()
+    print(f"after backward #{call + 1}: x.grad = {x.grad.item()}")
+
+# %% [markdown]
+# `backward` **adds** into `.grad`; it does not overwrite, so three calls leave three times
+# the gradient of one. Training loops therefore reset `.grad` before each backward:
+# `optimizer.zero_grad()` (by default it sets `.grad` to `None`) or `w.grad = None`.
+
+# %%
+w = torch.tensor(1.5, requires_grad=True)
+(3 * w).backward()
+(3 * w).backward()
+print("after two backward calls: w.grad =", w.grad.item())
+optimizer = torch.optim.SGD([w], lr=0.1)
+optimizer.zero_grad()
+print("after optimizer.zero_grad():", w.grad)
+(3 * w).backward()
+print("one more backward:", w.grad.item())
+
+# %% [markdown]
+# The legitimate use is **gradient accumulation**: when a batch does not fit in memory,
+# run backward on several micro-batches, each loss weighted by its share of the batch,
+# and step once. The sum equals the full-batch gradient:
+
+# %%
+X, Y = torch.randn(8, 3), torch.randn(8)
+w = torch.zeros(3, requires_grad=True)
+((X @ w - Y) ** 2).mean().backward()
+full = w.grad.clone()
+w.grad = None
+for xb, yb in ((X[:4], Y[:4]), (X[4:], Y[4:])):
+    (((xb @ w - yb) ** 2).mean() * len(xb) / len(X)).backward()
+print("full batch:  ", full)
+print("accumulated: ", w.grad)
+print("equal:", torch.allclose(full, w.grad))
+
+# %% [markdown]
+# ### Exercise 3: a full-batch gradient that leaves .grad alone (2 points)
+#
+# *Misconception targeted: `.grad` already holds something when your function is called,
+# and micro-batch means add up to the full-batch mean only when weighted.*
+#
+# Complete `full_batch_grad(w, X, Y, chunk)` returning the gradient of the full-batch loss
+# `((X @ w - Y) ** 2).mean()` with respect to the leaf `w`, computed one chunk of `chunk`
+# rows at a time (one backward pass per chunk; the last chunk may be smaller), as a tensor
+# shaped like `w`. The caller is in the middle of its own accumulation: when your function
+# returns, `w.grad` must be exactly what it was when it was called, `None` included.
+
+# %% solution 02_autograd-accumulate
+def full_batch_grad(w, X, Y, chunk):
+    ### BEGIN SOLUTION
+    saved = w.grad
+    w.grad = None
+    for start in range(0, len(X), chunk):
+        xb, yb = X[start:start + chunk], Y[start:start + chunk]
+        (((xb @ w - yb) ** 2).sum() / len(X)).backward()
+    total = w.grad
+    w.grad = saved
+    return total
+    ### END SOLUTION
+
+# %% test 02_autograd-accumulate-test points=2
+class _Rows(torch.Tensor):
+    """X as a tensor that records how many rows each product with w used."""
+    used: list = []
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        if getattr(func, "__name__", "") in ("matmul", "__matmul__", "mm", "mv", "__rmatmul__"):
+            cls.used += [a.shape[0] for a in args if isinstance(a, _Rows) and a.dim() == 2]
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+def _true_grad(w, X, Y):
+    leaf = w.detach().clone().requires_grad_()
+    return torch.autograd.grad(((X @ leaf - Y) ** 2).mean(), leaf)[0]
+
+
+_gen = torch.Generator().manual_seed(5)
+_X = torch.randn(10, 3, dtype=torch.float64, generator=_gen)
+_Y = torch.randn(10, dtype=torch.float64, generator=_gen)
+_w = torch.randn(3, dtype=torch.float64, generator=_gen).requires_grad_()
+_true = _true_grad(_w, _X, _Y)
+_stale = torch.full_like(_true, 5.0)
+_w.grad = _stale.clone()
+_hint = ("[mc:accumulate.weighting] The full-batch mean gives every row the weight 1 / len(X), "
+         "whichever chunk it is in; backward adds into w.grad, and w.grad belongs to the caller.")
+with checks.explain_errors({"": _hint}, "full_batch_grad(w, X, Y, 4) with 10 rows"):
+    _got = full_batch_grad(_w, _X, _Y, 4)
+with checks.because(_hint):
+    checks.expect_type(_got, torch.Tensor, "full_batch_grad(w, X, Y, 4)")
+    checks.expect_shape(_got, (3,), "full_batch_grad(w, X, Y, 4)")
+_parts = [((_X[i:i + 4] @ _w - _Y[i:i + 4]) ** 2).mean() for i in range(0, 10, 4)]
+_parts_grads = [torch.autograd.grad(p, _w)[0] for p in _parts]
+_unweighted = sum(_parts_grads)
+checks.reject_close(_got, {
+    _true + _stale: "[mc:accumulate.stale-grad] The caller's gradient is inside the result: "
+                    "backward adds to w.grad, so set it aside (and to None) before the chunks.",
+    _unweighted: "[mc:accumulate.unweighted-means] Each chunk's mean was added with equal weight: "
+                 "a row of the 2-row chunk then counts twice as much as a row of a 4-row chunk.",
+    _unweighted / 3: "[mc:accumulate.unweighted-means] Dividing by the number of chunks still "
+                     "weights a 2-row chunk like a 4-row one: every row must count the same.",
+    sum(p * 4 / 10 for p in _parts_grads): "[mc:accumulate.last-chunk] Every chunk was weighted "
+                                           "4 / 10, the last one too, though it has only 2 rows: "
+                                           "a chunk's weight is its own number of rows.",
+    _true * 10 / 4: "[mc:accumulate.weighting] Each chunk's sum was divided by chunk (4): the "
+                    "full-batch mean divides every row's squared error by len(X), the number of "
+                    "all rows.",
+}, "full_batch_grad(w, X, Y, 4)")
+checks.expect_true(_w.grad is not None and torch.equal(_w.grad, _stale),
+                   f"After the call w.grad is {checks.show(_w.grad)}, not the caller's "
+                   f"{checks.show(_stale)}. [mc:accumulate.restore-grad] The caller was "
+                   "accumulating: put its w.grad back before returning.")
+### BEGIN HIDDEN TESTS
+checks.expect_close(_got, _true, "full_batch_grad(w, X, Y, 4)", hint=_hint)
+for _chunk, _before in [(3, None), (1, torch.ones(3, dtype=torch.float64)), (25, None)]:
+    _w2 = torch.randn(3, dtype=torch.float64, generator=_gen).requires_grad_()
+    _w2.grad = None if _before is None else _before.clone()
+    _Rows.used = []
+    _name = f"full_batch_grad with chunk {_chunk} and w.grad {'None' if _before is None else 'ones'}"
+    with checks.explain_errors({"": _hint}, _name):
+        _got2 = full_batch_grad(_w2, _X.as_subclass(_Rows), _Y, _chunk)
+    checks.expect_close(_got2.as_subclass(torch.Tensor), _true_grad(_w2, _X, _Y), _name, hint=_hint)
+    checks.expect_true((_w2.grad is None) if _before is None else
+                       (_w2.grad is not None and torch.equal(_w2.grad, _before)),
+                       f"{_name}: w.grad was not put back as it was (None stays None). "
+                       "[mc:accumulate.restore-grad] Restore exactly what the caller had.")
+    checks.expect_true(_Rows.used and max(_Rows.used) <= _chunk,
+                       f"{_name}: a product used {max(_Rows.used or [0])} rows at once. "
+                       "[mc:accumulate.one-pass-per-chunk] Compute each chunk's loss from its own "
+                       "rows only: the point of accumulating is that a full batch need not fit.")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 5. Vector-Jacobian products
 #
 # For y = f(x) with n inputs and m outputs, the **Jacobian** J is the m×n table of partial
-# derivatives, J[i, j] = ∂y_i/∂x_j. `backward()` with no argument only works on a scalar.
+# derivatives, J[i, j] = ∂y_i/∂x_j. `backward()` with no argument needs a one-element
+# output, such as a scalar loss.
 # For a vector output, autograd never builds J: it computes **vᵀJ** (one number per input)
 # for a vector v with one entry per output, which you supply (`y.backward(gradient=v)`).
 # A scalar loss is the case v = 1.
@@ -454,7 +635,7 @@ print("x.grad =", x.grad, " (2x·v =", 2 * x.detach() * v, ")")
 
 # %% [markdown]
 # `torch.autograd.grad(outputs, inputs, grad_outputs=v)` computes the same vᵀJ but
-# *returns* it (a tuple, one entry per input) instead of adding it into `.grad`. To take
+# *returns* it (a tuple, one entry per input) and leaves `.grad` alone. To take
 # gradients with respect to a tensor that does not require grad, without touching the
 # caller's tensor, make a fresh leaf from it: `x.detach().requires_grad_()`.
 
@@ -480,7 +661,7 @@ second = torch.autograd.grad(y_twice, leaf, grad_outputs=torch.ones(3))
 print("two passes with retain_graph=True:", first[0], second[0])
 
 # %% [markdown]
-# ### Exercise 3: the Jacobian, one row per backward pass (2 points)
+# ### Exercise 4: the Jacobian, one row per backward pass (2 points)
 #
 # *Misconception targeted: a backward pass gives vᵀJ, one combination of J's rows, and
 # repeated passes through one graph need care.*
@@ -529,8 +710,8 @@ class _NoJacobian:
 
 _x0 = torch.tensor([1.0, 2.0, 0.5])
 _J = torch.autograd.functional.jacobian(_f, _x0)        # the reference, outside the block
-_hint = ("[mc:vjp.rows] Make x a fresh leaf, y = f(x); for each output i, v = one-hot(i) and "
-         "torch.autograd.grad(y, x, grad_outputs=v, retain_graph=True) is row i; stack the rows.")
+_hint = ("[mc:vjp.rows] Row i of J is vᵀJ for v = the i-th one-hot vector: one vector-Jacobian "
+         "product per output, through a graph that records x.")
 with _NoJacobian(), checks.explain_errors({
         "second time": "[mc:vjp.retain-graph] Each row is a backward pass through the same "
                        "graph, whose saved tensors the first pass frees: pass retain_graph=True "
@@ -572,175 +753,6 @@ with _NoJacobian():
     jacobian(_f, _leaf)
 checks.expect_true(_leaf.grad is None, "jacobian left a .grad on the caller's x, which requires "
                    "grad. [mc:vjp.caller-grad] Work on a fresh leaf: x.detach().requires_grad_().")
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ## 5. Gradients accumulate
-#
-# `backward` **adds** into `.grad`; it does not overwrite. Call it twice and the gradient
-# doubles. That is why training loops call `optimizer.zero_grad()` before each backward.
-
-# %%
-w = torch.tensor(1.5, requires_grad=True)
-for step in range(3):
-    (3 * w).backward()
-    print(f"after backward #{step + 1}: w.grad = {w.grad.item()}")
-optimizer = torch.optim.SGD([w], lr=0.1)
-optimizer.zero_grad()                        # the default resets .grad to None
-print("after optimizer.zero_grad():", w.grad)
-(3 * w).backward()
-print("one more backward:", w.grad.item())
-
-# %% [markdown]
-# **Quick quiz (predict, then run the cell after the test).** `x = torch.tensor(2.0,
-# requires_grad=True)`, `y = x ** 2`, then `y.backward(retain_graph=True)` three times.
-# What is `x.grad`? Put the number in `answer_accumulated`.
-
-# %% solution 02_autograd-quiz-accumulate
-### BEGIN SOLUTION
-answer_accumulated = 12.0
-### END SOLUTION
-
-# %% test 02_autograd-quiz-accumulate-test points=1
-with checks.because("[mc:autograd.quiz-type] The answer is a number."):
-    checks.answer("02_autograd-quiz-accumulate", answer_accumulated, "answer_accumulated", kind=float)
-### BEGIN HIDDEN TESTS
-_x = torch.tensor(2.0, requires_grad=True)
-_y = _x ** 2
-for _ in range(3):
-    _y.backward(retain_graph=True)
-checks.expect_close(answer_accumulated, _x.grad.item(), "answer_accumulated",
-                    hint="[mc:autograd.grad-overwrites] Three backwards each add 2x = 4.")
-### END HIDDEN TESTS
-
-# %% wrong 02_autograd-quiz-accumulate
-{
-    4: "[mc:autograd.grad-overwrites] Each backward does not replace x.grad: gradients "
-       "accumulate (add up) until you reset them.",
-    64: "[mc:autograd.accumulate-multiplies] Accumulation ADDS each backward's gradient "
-        "(2x = 4) to .grad; it does not multiply.",
-    6: "[mc:autograd.local-derivative] d(x²)/dx = 2x = 4 at x = 2, and that is what each "
-       "backward adds.",
-    8: "[mc:autograd.local-derivative] Each backward adds d(x²)/dx = 2x = 4 at x = 2, and there "
-       "are three of them.",
-}
-
-# %% [markdown]
-# The same three calls: compare the last line with your answer.
-
-# %%
-x = torch.tensor(2.0, requires_grad=True)
-y = x ** 2
-for call in range(3):
-    y.backward(retain_graph=True)
-    print(f"after backward #{call + 1}: x.grad = {x.grad.item()}")
-
-# %% [markdown]
-# The legitimate use is **gradient accumulation**: when a batch does not fit in memory,
-# run backward on several micro-batches, each loss weighted by its share of the batch,
-# and step once. The sum equals the full-batch gradient:
-
-# %%
-X, Y = torch.randn(8, 3), torch.randn(8)
-w = torch.zeros(3, requires_grad=True)
-((X @ w - Y) ** 2).mean().backward()
-full = w.grad.clone()
-w.grad = None
-for xb, yb in ((X[:4], Y[:4]), (X[4:], Y[4:])):
-    (((xb @ w - yb) ** 2).mean() * len(xb) / len(X)).backward()
-print("full batch:  ", full)
-print("accumulated: ", w.grad)
-print("equal:", torch.allclose(full, w.grad))
-
-# %% [markdown]
-# ### Exercise 4: a full-batch gradient that leaves .grad alone (2 points)
-#
-# *Misconception targeted: `.grad` already holds something when your function is called,
-# and micro-batch means add up to the full-batch mean only when weighted.*
-#
-# Complete `full_batch_grad(w, X, Y, chunk)` returning the gradient of the full-batch loss
-# `((X @ w - Y) ** 2).mean()` with respect to the leaf `w`, computed one chunk of `chunk`
-# rows at a time (one backward pass per chunk; the last chunk may be smaller), as a tensor
-# shaped like `w`. The caller is in the middle of its own accumulation: when your function
-# returns, `w.grad` must be exactly what it was when it was called, `None` included.
-
-# %% solution 02_autograd-accumulate
-def full_batch_grad(w, X, Y, chunk):
-    ### BEGIN SOLUTION
-    saved = w.grad
-    w.grad = None
-    for start in range(0, len(X), chunk):
-        xb, yb = X[start:start + chunk], Y[start:start + chunk]
-        (((xb @ w - yb) ** 2).sum() / len(X)).backward()
-    total = w.grad
-    w.grad = saved
-    return total
-    ### END SOLUTION
-
-# %% test 02_autograd-accumulate-test points=2
-class _Rows(torch.Tensor):
-    """X as a tensor that records how many rows each product with w used."""
-    used: list = []
-
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        if getattr(func, "__name__", "") in ("matmul", "__matmul__", "mm", "mv", "__rmatmul__"):
-            cls.used += [a.shape[0] for a in args if isinstance(a, _Rows) and a.dim() == 2]
-        return super().__torch_function__(func, types, args, kwargs or {})
-
-
-def _true_grad(w, X, Y):
-    leaf = w.detach().clone().requires_grad_()
-    return torch.autograd.grad(((X @ leaf - Y) ** 2).mean(), leaf)[0]
-
-
-_gen = torch.Generator().manual_seed(5)
-_X = torch.randn(10, 3, dtype=torch.float64, generator=_gen)
-_Y = torch.randn(10, dtype=torch.float64, generator=_gen)
-_w = torch.randn(3, dtype=torch.float64, generator=_gen).requires_grad_()
-_true = _true_grad(_w, _X, _Y)
-_stale = torch.full_like(_true, 5.0)
-_w.grad = _stale.clone()
-_hint = ("[mc:accumulate.weighting] Keep w.grad aside, set it to None, call backward on each "
-         "chunk's loss weighted by its share of the rows (len(chunk) / len(X)), take the sum "
-         "from w.grad, then put the caller's w.grad back.")
-with checks.explain_errors({"": _hint}, "full_batch_grad(w, X, Y, 4) with 10 rows"):
-    _got = full_batch_grad(_w, _X, _Y, 4)
-with checks.because(_hint):
-    checks.expect_type(_got, torch.Tensor, "full_batch_grad(w, X, Y, 4)")
-    checks.expect_shape(_got, (3,), "full_batch_grad(w, X, Y, 4)")
-_parts = [((_X[i:i + 4] @ _w - _Y[i:i + 4]) ** 2).mean() for i in range(0, 10, 4)]
-_unweighted = torch.autograd.grad(sum(_parts), _w)[0]
-checks.reject_close(_got, {
-    _true + _stale: "[mc:accumulate.stale-grad] The caller's gradient is inside the result: "
-                    "backward adds to w.grad, so set it aside (and to None) before the chunks.",
-    _unweighted: "[mc:accumulate.unweighted-means] Each chunk's mean was added with equal weight: "
-                 "weight every chunk's loss by its share of the rows (len(chunk) / len(X)).",
-    _unweighted / 3: "[mc:accumulate.unweighted-means] Dividing by the number of chunks weights a "
-                     "2-row chunk like a 4-row one: weight by len(chunk) / len(X).",
-}, "full_batch_grad(w, X, Y, 4)")
-checks.expect_true(_w.grad is not None and torch.equal(_w.grad, _stale),
-                   f"After the call w.grad is {checks.show(_w.grad)}, not the caller's "
-                   f"{checks.show(_stale)}. [mc:accumulate.restore-grad] The caller was "
-                   "accumulating: put its w.grad back before returning.")
-### BEGIN HIDDEN TESTS
-checks.expect_close(_got, _true, "full_batch_grad(w, X, Y, 4)", hint=_hint)
-for _chunk, _before in [(3, None), (1, torch.ones(3, dtype=torch.float64)), (25, None)]:
-    _w2 = torch.randn(3, dtype=torch.float64, generator=_gen).requires_grad_()
-    _w2.grad = None if _before is None else _before.clone()
-    _Rows.used = []
-    _name = f"full_batch_grad with chunk {_chunk} and w.grad {'None' if _before is None else 'ones'}"
-    with checks.explain_errors({"": _hint}, _name):
-        _got2 = full_batch_grad(_w2, _X.as_subclass(_Rows), _Y, _chunk)
-    checks.expect_close(_got2.as_subclass(torch.Tensor), _true_grad(_w2, _X, _Y), _name, hint=_hint)
-    checks.expect_true((_w2.grad is None) if _before is None else
-                       (_w2.grad is not None and torch.equal(_w2.grad, _before)),
-                       f"{_name}: w.grad was not put back as it was (None stays None). "
-                       "[mc:accumulate.restore-grad] Restore exactly what the caller had.")
-    checks.expect_true(_Rows.used and max(_Rows.used) <= _chunk,
-                       f"{_name}: a product used {max(_Rows.used or [0])} rows at once. "
-                       "[mc:accumulate.one-pass-per-chunk] Compute each chunk's loss from its own "
-                       "rows only: the point of accumulating is that a full batch need not fit.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -880,10 +892,6 @@ with warnings.catch_warnings():
 
 # %% [markdown]
 # Find out why (print `w.is_leaf` and `w.grad_fn`), then complete `make_weight(values)` so
-# that it returns a float64 tensor holding `values` whose `.grad` `loss.backward()` fills.
-
-# %% [markdown]
-# Find out why (print `w.is_leaf` and `w.grad_fn`), then complete `make_weight(values)` so
 # that it returns a float64 tensor holding `values` (a number or a nested list of numbers,
 # whole numbers included) whose `.grad` `loss.backward()` fills.
 
@@ -962,8 +970,9 @@ checks.expect_true(_y.requires_grad, "ste_round(x) does not require grad: it is 
                    "graph (detached whole, or built under no_grad). [mc:ste.detached-all] "
                    "Detach only the correction, so that x itself stays in the expression.")
 _y.sum().backward()
-checks.reject_close(_x.grad, {torch.zeros(3): "[mc:ste.round-flat] The gradient is 0: "
-                              "torch.round is flat, so rounding must sit inside the detached part."},
+checks.reject_close(_x.grad, {torch.zeros(3): "[mc:ste.round-flat] The gradient is 0: torch.round "
+                              "is flat, and a -x outside the detached part cancels x. Only x "
+                              "itself may stay outside it."},
                     "x.grad")
 ### BEGIN HIDDEN TESTS
 checks.expect_close(_y.detach(), torch.round(_x.detach()), "ste_round(x) values",
@@ -1209,6 +1218,8 @@ checks.reject_close(_mine[0], {
                           "over all elements, so dy carries 1/(N·K).",
     _ref[0] * _t.shape[1]: "[mc:mlp.mean-factor] dW1 is K times too large: the loss is a mean "
                            "over all N·K elements, not N.",
+    _ref[0] * _t.shape[0]: "[mc:mlp.mean-factor] dW1 is N times too large: the loss is a mean "
+                           "over all N·K elements, not K.",
     _ref[0] / 2: "[mc:mlp.missing-factor-2] dW1 is half the true gradient: the derivative of "
                  "(y - t)² is 2(y - t).",
 }, "dW1")
@@ -1217,6 +1228,11 @@ checks.reject_close(_mine[2], {
                  "(y - t)² is 2(y - t).",
     _ref[2] * _t.numel(): "[mc:mlp.mean-factor] dW2 is N·K times too large: the loss is a mean "
                           "over all elements, so dy carries 1/(N·K)."}, "dW2")
+for _name, _k in (("db1", 1), ("db2", 3)):
+    checks.reject_close(_mine[_k], {
+        _ref[_k] / _t.shape[0]: f"[mc:mlp.bias-sum] {_name} is the batch MEAN of the adjoint: the "
+                                "bias is added to every row, so its gradient is the sum over "
+                                "the batch."}, _name)
 ### BEGIN HIDDEN TESTS
 for _name, _g, _r in zip(("dW1", "db1", "dW2", "db2"), _mine, _ref):
     checks.expect_close(_g, _r, _name, rtol=1e-6, atol=1e-9, hint=_hint)

@@ -167,6 +167,21 @@ WRONG = {
         ("def full_batch_grad(w, X, Y, chunk):\n"
          "    return torch.autograd.grad(((X @ w - Y) ** 2).mean(), w)[0]\n",
          "rows at once", "accumulate.one-pass-per-chunk"),
+        # weighted by the nominal chunk size: wrong only for the shorter last chunk
+        ("def full_batch_grad(w, X, Y, chunk):\n"
+         "    saved, w.grad = w.grad, None\n"
+         "    for start in range(0, len(X), chunk):\n"
+         "        xb, yb = X[start:start + chunk], Y[start:start + chunk]\n"
+         "        (((xb @ w - yb) ** 2).mean() * chunk / len(X)).backward()\n"
+         "    total, w.grad = w.grad, saved\n"
+         "    return total\n", "only 2 rows", "accumulate.last-chunk"),
+        ("def full_batch_grad(w, X, Y, chunk):\n"
+         "    saved, w.grad = w.grad, None\n"
+         "    for start in range(0, len(X), chunk):\n"
+         "        xb, yb = X[start:start + chunk], Y[start:start + chunk]\n"
+         "        (((xb @ w - yb) ** 2).sum() / chunk).backward()\n"
+         "    total, w.grad = w.grad, saved\n"
+         "    return total\n", "number of all rows", "accumulate.weighting"),
     ],
     "02_autograd-why-none": [
         ("def make_weight(values):\n"
@@ -191,6 +206,11 @@ WRONG = {
          "halves round to even", "ste.value"),
         ("def ste_round(x):\n    return torch.round(x) + x.sum() - x.sum().detach()\n",
          "gradient must be 1", "ste.detach-part"),
+        # the rounding is detached (no_grad) but the -x is not: the two x's cancel
+        ("def ste_round(x):\n"
+         "    with torch.no_grad():\n"
+         "        rounded = torch.round(x)\n"
+         "    return x + (rounded - x)\n", "cancels x", "ste.round-flat"),
     ],
     "02_autograd-function": [
         (SOFTPLUS_UP_TO_BACKWARD + "        return torch.sigmoid(x)\n",
@@ -239,6 +259,18 @@ WRONG = {
          "    dz = (dy @ W2) * (z > 0)\n"
          "    return dz.T @ x, dz.sum(0), dy.T @ h, dy.sum(0)\n",
          "is 2(y - t)", "mlp.missing-factor-2"),
+        # divided by K, the outputs per row: a mean over N·K needs N as well
+        (MLP_FORWARD +
+         "    dy = 2 * (y - t) / t.shape[1]\n"
+         "    dz = (dy @ W2) * (z > 0)\n"
+         "    return dz.T @ x, dz.sum(0), dy.T @ h, dy.sum(0)\n",
+         "N times too large", "mlp.mean-factor"),
+        # a bias gradient averaged over the batch
+        (MLP_FORWARD +
+         "    dy = 2 * (y - t) / y.numel()\n"
+         "    dz = (dy @ W2) * (z > 0)\n"
+         "    return dz.T @ x, dz.mean(0), dy.T @ h, dy.mean(0)\n",
+         "batch MEAN of the adjoint", "mlp.bias-sum"),
     ],
 }
 
