@@ -88,6 +88,7 @@ STYLE = """<style>
 .course-explorer.jupyter-widgets-disconnected::before { display: none !important; content: none !important; }
 .course-explorer .course-explorer-title { font-size: 14px; }
 .course-explorer .widget-dropdown, .course-explorer .widget-dropdown > select { min-width: max-content; }
+.course-explorer .widget-checkbox { margin-left: 12px; }
 .course-explorer .widget-toggle-buttons { display: flex; align-items: center; width: auto; }
 .course-explorer .widget-toggle-buttons > .widget-label {
   width: var(--jp-widgets-inline-label-width, 80px); text-align: right; flex-shrink: 0;

@@ -8,8 +8,8 @@ one CSS pixel) while recording what was drawn, and returns one sentence per defe
 * a text leaves the figure;
 * a text crosses the outline of a drawn box (a node, a bar, a table cell, a storage square):
   a text is either inside a box, at least ``MARGIN`` px from its outline, or clear of it;
-* a text covers an arrowhead (the head of a FancyArrowPatch, annotate's arrows included) or
-  the end mark of an error bar.
+* a text covers or touches an arrowhead (the head of a FancyArrowPatch, annotate's arrows
+  included) or the end mark of an error bar: it keeps ``CLEARANCE`` px from them.
 
 It checks what the draw layer produced, not how: every instrument is held to it by
 tests/test_pictures.py (every instrument, every setting of its controls' sweep) and by the
@@ -36,6 +36,7 @@ from matplotlib.transforms import Bbox
 MARGIN = 2.0   # px between a text and the outline of the box it sits in
 OVERLAP = 0.5  # px: two footprints that share less than this in either direction do not overlap
 EDGE = 1.0     # px a text may poke out of the figure (antialiasing)
+CLEARANCE = 2.0  # px between a label and an arrowhead or an error bar's end (touching reads as one)
 
 
 @dataclass(frozen=True)
@@ -244,7 +245,7 @@ def problems(figure) -> list[str]:
                              f"{extent.x1:.0f}, y {extent.y0:.0f}..{extent.y1:.0f}; "
                              f"a text inside keeps {MARGIN:g} px from it)")
         for name, head in seen.heads:
-            if _overlap(box, head):
+            if _overlap(box, head.padded(CLEARANCE), by=0):
                 found.append(f"{_show(text)} covers {name} at x {head.x0:.0f}..{head.x1:.0f}, "
-                             f"y {head.y0:.0f}..{head.y1:.0f}")
+                             f"y {head.y0:.0f}..{head.y1:.0f} (a label keeps {CLEARANCE:g} px from it)")
     return list(dict.fromkeys(found))

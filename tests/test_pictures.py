@@ -80,9 +80,14 @@ def test_a_label_on_an_arrowhead_or_an_error_bar_end_is_named():
             bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none"))
     ax.errorbar([5], [7], xerr=[[2], [2]], capsize=4)
     ax.text(7, 7, "1403 µs", va="center", fontsize=9)  # starts on the cap
+    ax.errorbar([5], [4], xerr=[[2], [2]], capsize=4)
+    x, y = ax.transData.transform((7, 4))
+    x += 2 * 4 * figure.dpi / 72 / 2 + 1  # 1 px right of the cap's mark (its size is twice capsize)
+    ax.text(x, y, "touching", va="center", fontsize=9, transform=None)
     found = picture_check.problems(figure)
     assert any("'16.8' covers an arrowhead" in p for p in found), found
     assert any("'1403 µs' covers an error bar's end" in p for p in found), found
+    assert any("'touching' covers an error bar's end" in p for p in found), found
 
 
 def test_a_text_off_the_figure_is_named_and_a_clipped_one_is_not_seen():
