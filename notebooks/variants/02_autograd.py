@@ -52,6 +52,15 @@ ONE_HOT_ROWS = (            # the loop over J's rows; the variants differ before
 )
 RETAINED_ROW = "        rows.append(torch.autograd.grad(y, x, grad_outputs=v, retain_graph=True)[0])\n"
 JACOBIAN_ROWS = "def jacobian(f, x):\n    x = x.detach().requires_grad_(True)\n    y = f(x)\n" + ONE_HOT_ROWS
+SET_ASIDE = (                # the caller's .grad set aside and put back; {loss}: one chunk's loss
+    "def full_batch_grad(w, X, Y, chunk):\n"
+    "    saved, w.grad = w.grad, None\n"
+    "    for start in range(0, len(X), chunk):\n"
+    "        xb, yb = X[start:start + chunk], Y[start:start + chunk]\n"
+    "        ({loss}).backward()\n"
+    "    total, w.grad = w.grad, saved\n"
+    "    return total\n"
+)
 CHUNK_LOOP = (
     "    for start in range(0, len(X), chunk):\n"
     "        xb, yb = X[start:start + chunk], Y[start:start + chunk]\n"
@@ -149,13 +158,8 @@ WRONG = {
          "    total = w.grad.clone()\n"
          "    w.grad = saved\n"
          "    return total\n", "caller's gradient is inside the result", "accumulate.stale-grad"),
-        ("def full_batch_grad(w, X, Y, chunk):\n"
-         "    saved, w.grad = w.grad, None\n"
-         "    for start in range(0, len(X), chunk):\n"
-         "        xb, yb = X[start:start + chunk], Y[start:start + chunk]\n"
-         "        ((xb @ w - yb) ** 2).mean().backward()\n"
-         "    total, w.grad = w.grad, saved\n"
-         "    return total\n", "equal weight", "accumulate.unweighted-means"),
+        (SET_ASIDE.format(loss="((xb @ w - yb) ** 2).mean()"),
+         "equal weight", "accumulate.unweighted-means"),
         ("def full_batch_grad(w, X, Y, chunk):\n"
          "    saved = w.grad\n"
          "    if w.grad is not None:\n"
@@ -168,20 +172,10 @@ WRONG = {
          "    return torch.autograd.grad(((X @ w - Y) ** 2).mean(), w)[0]\n",
          "rows at once", "accumulate.one-pass-per-chunk"),
         # weighted by the nominal chunk size: wrong only for the shorter last chunk
-        ("def full_batch_grad(w, X, Y, chunk):\n"
-         "    saved, w.grad = w.grad, None\n"
-         "    for start in range(0, len(X), chunk):\n"
-         "        xb, yb = X[start:start + chunk], Y[start:start + chunk]\n"
-         "        (((xb @ w - yb) ** 2).mean() * chunk / len(X)).backward()\n"
-         "    total, w.grad = w.grad, saved\n"
-         "    return total\n", "only 2 rows", "accumulate.last-chunk"),
-        ("def full_batch_grad(w, X, Y, chunk):\n"
-         "    saved, w.grad = w.grad, None\n"
-         "    for start in range(0, len(X), chunk):\n"
-         "        xb, yb = X[start:start + chunk], Y[start:start + chunk]\n"
-         "        (((xb @ w - yb) ** 2).sum() / chunk).backward()\n"
-         "    total, w.grad = w.grad, saved\n"
-         "    return total\n", "number of all rows", "accumulate.weighting"),
+        (SET_ASIDE.format(loss="((xb @ w - yb) ** 2).mean() * chunk / len(X)"),
+         "only 2 rows", "accumulate.last-chunk"),
+        (SET_ASIDE.format(loss="((xb @ w - yb) ** 2).sum() / chunk"),
+         "number of all rows", "accumulate.weighting"),
     ],
     "02_autograd-why-none": [
         ("def make_weight(values):\n"
