@@ -685,9 +685,10 @@ checks.expect_true(quiz_failing_axis == _clash,
 #
 # 1. Check both quizzes: type `4, 1, 3` and `2, 1`, then `8, 3, 5` and `4, 1`. Compare the
 #    result row, and the red column, with your answers.
-# 2. Predict the strides `a` gets for `64, 1` with `768`, then type them in and read the
-#    last two rows: notice the 0s. Explain why `a + b` does not copy either operand 768 or
-#    64 times before adding.
+# 2. The explorer opens on `64, 1` with `768`: read the last two rows and notice the 0s.
+#    Now predict the strides each operand gets for `8, 1, 6` with `7, 1` (start from each
+#    one's own row-major strides), then type them in and check. Explain why `a + b` copies
+#    neither operand before adding.
 # 3. Type `64` and `64, 1`: notice the outer-product warning and which operand is stretched
 #    on each axis. The next cell shows this shape bug in a loss.
 
