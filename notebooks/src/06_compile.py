@@ -370,7 +370,7 @@ for sample in (torch.tensor([3.0, -6.0]), torch.tensor([0.5, -0.25])):
 # %%
 for fn in (normalise, normalise_where):
     report = torch._dynamo.explain(fn)(torch.tensor([3.0, -6.0]))
-    print(f"{fn.__name__}: {report.graph_count} graphs, {report.graph_break_count} graph break(s)")
+    print(f"{fn.__name__}: graphs {report.graph_count}, graph breaks {report.graph_break_count}")
 
 # %% [markdown]
 # `torch.where` computes both branches. What does that do to the gradient?
@@ -644,7 +644,7 @@ for setting in (False, None, True):
     compiled_poly = torch.compile(poly, backend=counter, dynamic=setting)
     for n in (2, 3, 4, 5, 6):
         compiled_poly(torch.ones(n))
-    print(f"dynamic={setting}: {counter.count} graphs for five lengths")
+    print(f"dynamic={setting}: {counter.count} graph{'s' * (counter.count != 1)} for five lengths")
 
 # %% [markdown]
 # In a server or a training loop, an unexpected recompilation costs seconds every time
@@ -950,7 +950,7 @@ print(f"largest difference from eager: {difference:.2g}; bitwise equal: "
 
 # %%
 cold_s, cold_events = helpers.bench.cold_compile(chain, x)
-print(f"cold compile of chain: {cold_s:.2f} s ({cold_events.describe()})")
+print(f"cold compile of chain, Inductor's caches off: {cold_s:.2f} s ({cold_events.describe()})")
 
 # %% [markdown]
 # The compiled chain above is **static**: its kernel has the size 65,536 built in. With
@@ -1631,7 +1631,7 @@ for k, (setting, as_tensor) in enumerate(((False, False), (None, False), (False,
     for step in range(5):
         decay_compiled(torch.ones(3), torch.tensor(float(step)) if as_tensor else step)
     print(f"dynamic={setting}, step as a {'tensor' if as_tensor else 'Python int'}: "
-          f"{counter.count} graphs for 5 calls")
+          f"{counter.count} graph{'s' * (counter.count != 1)} for 5 calls")
 
 # %% [markdown]
 # **3. A graph break hidden in a helper.** A `print`, a Python `if` on a tensor's value
