@@ -42,11 +42,21 @@ def test_hook_statistics_equal_activations_computed_without_hooks(depth, act, sc
     assert [s.name for s in stats] == [n for n, _ in expected]
     for s, (_, out) in zip(stats, expected):
         out = out.double()
-        assert s.mean == pytest.approx(out.mean().item(), rel=1e-9, abs=1e-12)
-        assert s.std == pytest.approx(out.std().item(), rel=1e-9, abs=1e-12)
+        # collect computes in the outputs' own float32, the reference in float64
+        assert s.mean == pytest.approx(out.mean().item(), rel=1e-6, abs=1e-7)
+        assert s.std == pytest.approx(out.std().item(), rel=1e-6, abs=1e-7)
         assert s.dead_units == int((out == 0).all(dim=0).sum())
         assert s.saturated == pytest.approx((out.abs() > activations.SATURATED).double().mean().item())
         assert sum(s.counts) == out.numel()  # every value falls in the shared range
+        lo, hi = s.edges[0], s.edges[-1]
+        reference = torch.histc(out.clamp(lo, hi), bins=activations.BINS, min=lo, max=hi)
+        # the bins are computed in float32: only a value within float32's rounding of a bin's
+        # edge (not on it: 0 is the middle edge of a symmetric range) may land in the bin
+        # beside the one float64 gives it
+        position = (out.clamp(lo, hi) - lo) * activations.BINS / (hi - lo)
+        near = (position - position.round()).abs()
+        near_edges = int(((near > 0) & (near < 1e-5)).sum())
+        assert sum(abs(a - b) for a, b in zip(s.counts, reference.tolist())) <= 2 * near_edges
         assert s.units == 16
 
 
