@@ -154,7 +154,7 @@ for value in (1.5, -1.5):
 #    box and check.
 
 # %%
-helpers.autograd_graph.explore(branchy, x=(-2, 2, 0.1, 1.0))
+helpers.autograd_graph.explore(branchy, x=(-2, 2, 0.1, 1.5))
 
 # %% [markdown]
 # ## 3. Backward is the reverse-mode chain rule
