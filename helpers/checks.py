@@ -170,8 +170,11 @@ def unanswered_stub(error: BaseException) -> str | None:
     last = _innermost(error.__traceback__)
     if last is None or not _notebook_code(last.tb_frame.f_code.co_filename):
         return None
-    name = last.tb_frame.f_code.co_name
-    return "" if name == "<module>" else name
+    code = last.tb_frame.f_code
+    if code.co_name == "<module>":
+        return ""
+    # a method by its class ("ArrayDataset.__init__", not "__init__"), a nested function alone
+    return getattr(code, "co_qualname", code.co_name).split(".<locals>.")[-1]
 
 
 def unanswered(function: str = "", name: str = "") -> CheckFailed:

@@ -129,6 +129,12 @@ def test_the_stub_reads_as_not_answered_in_every_check_that_calls_student_code()
         checks.expect_raises(RuntimeError, f, 2, name="f(2)")
     assert str(failure.value).endswith("[mc:unanswered]")
     assert rendered(failure.value).count("\n") == 0, "not answered yet is one line"
+    # a method is named with its class ("write __init__() above" named no class)
+    exec(compile("class ArrayDataset:\n    def __init__(self, x):\n        raise NotImplementedError()\n",
+                 "<cell>", "exec"), namespace)
+    with pytest.raises(checks.CheckFailed, match=r"write ArrayDataset\.__init__\(\) above"):
+        with checks.explain_errors({}, "ArrayDataset(x)"):
+            namespace["ArrayDataset"](2)
 
 
 def test_a_library_not_implemented_error_is_not_the_stub():
