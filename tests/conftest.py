@@ -24,6 +24,16 @@ def require_program(path_or_name: str, package: str) -> str:
     pytest.skip(message)
 
 
+def require_root(why: str) -> None:
+    """Skip unless root (never under CI=true, where it fails): ``why`` says what needs it."""
+    if os.geteuid() == 0:
+        return
+    message = f"{why}: run as root (make test in CI does)"
+    if IN_CI:
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 def sandbox_flags() -> list[str]:
     """`course autograde` flags: the bubblewrap sandbox wherever graders.sandbox can build
     one, --no-sandbox where bwrap is missing (tests that need the sandbox ask for bwrap)."""

@@ -38,7 +38,7 @@ import pytest
 from nbgrader.utils import parse_utc
 
 import grading_course as gc
-from conftest import IN_CI, REPO, require_program, sandbox_flags
+from conftest import REPO, require_program, require_root, sandbox_flags
 
 sys.path.insert(0, str(REPO))  # deploy/ is a folder of the repository, not an installed package
 from deploy.hub import roster  # noqa: E402
@@ -47,14 +47,6 @@ from deploy.hub.throwaway import Throwaway  # noqa: E402
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("exchange"), pytest.mark.timeout(900)]
 
 RIGHT = {"tiny-add": "def add(a, b):\n    return a + b", "tiny-mul": "def mul(a, b):\n    return a * b"}
-
-
-def require_root() -> None:
-    if os.geteuid() != 0:
-        message = "the exchange tests create Unix users: run as root (make test in CI does)"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
 
 
 RELEASE_TINY = """
@@ -72,7 +64,7 @@ exchange.publish(Course(course), ["tiny"])
 
 @pytest.fixture(scope="module")
 def klass():
-    require_root()
+    require_root("the exchange tests create Unix users")
     require_program("bwrap", "bubblewrap")
     with Throwaway(students=2, grant=True, ports=False) as cls:
         cls.run(cls.instructor, str(cls.python), "-c",

@@ -14,7 +14,8 @@ login of local Unix users, each user's server started as that user), for a throw
 4. as Unix user B: inbound cannot be listed, A's submitted notebook cannot be read or
    replaced, A's home and the course directory cannot be entered;
 5. the instructor runs `course collect`, `course autograde`, `course feedback`, `course
-   return` (as that Unix user, as in a terminal of their own lab);
+   return` (as that Unix user, as in a terminal of their own lab); their own server, logged
+   in, serves the formgrader on the course directory, which lists both submissions;
 6. student A's Assignment List shows feedback to fetch; Fetch Feedback, then the page: the
    score the gradebook holds (the right exercise's points), the wrong answer's misconception
    named, no line of any hidden test.
@@ -43,7 +44,7 @@ import nbformat
 import pytest
 
 from authoring import submissions
-from conftest import IN_CI, REPO, require_program
+from conftest import REPO, require_program, require_root
 from labserver import CHROMIUM, chromium, kill_group
 
 sys.path.insert(0, str(REPO))  # deploy/ is a folder of the repository, not an installed package
@@ -60,14 +61,6 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 LOAD_MS = 240_000      # a user's first server start imports JupyterLab on a busy machine
 VALIDATE_MS = 600_000  # Validate executes the whole notebook
 LAB_SETTINGS = ".jupyter/lab/user-settings/@jupyterlab/notebook-extension/tracker.jupyterlab-settings"
-
-
-def require_root() -> None:
-    if os.geteuid() != 0:
-        message = "the hub test creates Unix users and starts their servers: run as root (make test in CI does)"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
 
 
 def answer_cells() -> tuple[tuple[str, str], tuple[str, str, str]]:
@@ -145,7 +138,7 @@ class Hub:
 
 @pytest.fixture(scope="module")
 def hub():
-    require_root()
+    require_root("the hub test creates Unix users and starts their servers")
     require_program(CHROMIUM, "chromium")
     require_program("bwrap", "bubblewrap")
     require_program("configurable-http-proxy", f"configurable-http-proxy (npm, version {setup.proxy_version()})")
@@ -309,15 +302,24 @@ def test_a_class_on_a_hub(hub):
     assert float(grades[student_b]["score"]) == 0.0, (graded, grades)
     max_score = float(grades[student_a]["max_score"])
 
+    # the instructor's own server: JupyterLab on the course directory, with the formgrader
+    page_i = hub.log_in(cls.instructor)
+    page_i.goto(f"{hub.base}/user/{cls.instructor}/formgrader/manage_assignments", wait_until="domcontentloaded")
+    page_i.wait_for_function("() => window.models !== undefined && models.loaded")
+    listed = page_i.locator("#main-table tr", has=page_i.locator(".name", has_text=ASSIGNMENT))
+    assert listed.locator(".num-submissions").text_content().strip() == "2"
+    hub.shot(page_i, "09-instructor-formgrader")
+    page_i.context.close()
+
     # 6. A fetches the feedback and reads it
     page.locator("#refresh_assignments_list").click()
     row = hub.wait_row(page, "submitted", ASSIGNMENT)
     page.locator("#submitted_assignments_list", has_text="feedback available to fetch").wait_for()
-    hub.shot(page, "09-a-feedback-available")
+    hub.shot(page, "10-a-feedback-available")
     row.locator(".item_status button", has_text="Fetch Feedback").click()
     view = page.locator("#submitted_assignments_list a", has_text="view feedback")
     view.wait_for()
-    hub.shot(page, "10-a-feedback-fetched")
+    hub.shot(page, "11-a-feedback-fetched")
     (fetched_page,) = (home_a / course_id / ASSIGNMENT / "feedback").glob(f"*/{ASSIGNMENT}.html")
     view.click()  # the file browser goes to the page's folder; the student opens the page
     listed = page.locator(".jp-DirListing-item", has_text=f"{ASSIGNMENT}.html")
@@ -326,7 +328,7 @@ def test_a_class_on_a_hub(hub):
     viewer = page.locator(".jp-MainAreaWidget:not(.lm-mod-hidden) iframe").first
     viewer.wait_for()
     page.frame_locator(".jp-MainAreaWidget:not(.lm-mod-hidden) iframe").first.locator("body").wait_for()
-    hub.shot(page, "11-a-feedback-in-lab")
+    hub.shot(page, "12-a-feedback-in-lab")
 
     # the same page in a tab of its own, as "Open in New Browser Tab" gives it (its MathJax
     # comes from a CDN: aborted, as every request that would leave this machine)
@@ -339,7 +341,7 @@ def test_a_class_on_a_hub(hub):
     tab = own_tab.new_page()
     tab.goto(url, wait_until="domcontentloaded")
     text = page_text(tab.content())
-    hub.shot(tab, "12-a-feedback-page", full_page=True)
+    hub.shot(tab, "13-a-feedback-page", full_page=True)
     score = re.search(r"Score:\s*([\d.]+)\s*/\s*([\d.]+)", text)
     assert score and float(score.group(1)) == expected and float(score.group(2)) == max_score, text[:3000]
     assert phrase in text, f"the feedback does not name the misconception ({phrase!r})"

@@ -51,7 +51,10 @@ def per_role(spawner):
     """The student's lab, or the instructor's on the course directory."""
     if spawner.user.name in settings["instructors"]:
         spawner.notebook_dir = settings["course_dir"]
-        spawner.environment = {"PATH": PATH, "COURSE_DIR": settings["course_dir"]}
+        # the formgrader reads the course's nbgrader_config.py from Jupyter's config path (the
+        # server starts in the home directory, not in the course's)
+        spawner.environment = {"PATH": PATH, "COURSE_DIR": settings["course_dir"],
+                               "JUPYTER_CONFIG_PATH": settings["config_dir"]}
     else:
         spawner.notebook_dir = "~"
         spawner.environment = {"PATH": PATH, "JUPYTER_CONFIG_PATH": os.pathsep.join(settings["student_config_path"])}

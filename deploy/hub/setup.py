@@ -54,6 +54,7 @@ class Settings:
     state: str
     exchange: str
     student_config_path: list[str]
+    config_dir: str  # where the course's nbgrader_config.py is (ROOT/etc)
     proxy: str
     ip: str = "127.0.0.1"
     port: int = 8000
@@ -151,7 +152,8 @@ def setup(members: list[roster.Member], root: Path = DEFAULT_ROOT, assignments: 
         course_id=course_id, course_dir=str(course_dir), instructors=instructors, students=students,
         python=str(python), state=str(state), exchange=str(exchange), group=group, proxy=proxy_command(),
         # first wins: the hub's overlay (Assignment List on), the student lab, the course's config
-        student_config_path=[str(HERE / "student"), str(REPO / "lab"), str(etc)], passwords=passwords, **ports)
+        student_config_path=[str(HERE / "student"), str(REPO / "lab"), str(etc)], config_dir=str(etc),
+        passwords=passwords, **ports)
     settings.write(root / SETTINGS)
     if assignments:
         as_user(instructors[0], [str(python), "-m", "graders.cli", "release", *assignments,
