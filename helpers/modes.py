@@ -17,12 +17,18 @@ tests use this module:
 * ``with evaluating(model):`` eval() inside, every submodule's own mode after (also on error);
 * ``mode_changes(function, model, *args)``: calls ``function(model, *args)`` from several
   starting modes (all train, all eval, two mixtures) and describes, one line per start,
-  every submodule whose mode the call left changed: empty when it restores them all.
+  every submodule whose mode the call left changed: empty when it restores them all;
+* ``with calls_recorded() as used:``: the names of this module's functions that ran inside
+  the block. 03's exercise asks for the restore written by hand, and this module is its
+  answer written once: its test uses this to tell a solution that hands the work to
+  ``evaluating`` or ``restore``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
+import sys
 from collections.abc import Callable
 
 from torch import nn
@@ -98,3 +104,34 @@ def mode_changes(function: Callable, model: nn.Module, *args, **kwargs) -> list[
     finally:
         restore(model, saved)
     return problems
+
+
+@contextlib.contextmanager
+def calls_recorded():
+    """Yield a list that fills, while the block runs, with the name of each of this module's
+    functions called in it (once each, in the order of their first call).
+
+    A profile function on the calling thread sees every Python call; it keeps those whose
+    code is one of this module's functions, found by code object (an alias made by
+    ``from helpers.modes import evaluating`` is the same function). The thread's previous
+    profile function is put back afterwards."""
+    ours = {}
+    for name, value in globals().items():
+        function = getattr(value, "__wrapped__", value)  # contextmanager keeps the generator
+        if inspect.isfunction(function) and function.__module__ == __name__ \
+                and function is not calls_recorded.__wrapped__:
+            ours[function.__code__] = name
+    seen: list[str] = []
+    previous = sys.getprofile()
+
+    def record(frame, event, arg):
+        if event == "call" and frame.f_code in ours and ours[frame.f_code] not in seen:
+            seen.append(ours[frame.f_code])
+        if previous is not None:
+            previous(frame, event, arg)
+
+    sys.setprofile(record)
+    try:
+        yield seen
+    finally:
+        sys.setprofile(previous)

@@ -2,6 +2,8 @@
 ``named_modules`` lists it, on random nests of containers (hypothesis), and the check that
 tells a helper restoring every submodule's mode from the ways of restoring one flag."""
 
+import sys
+
 import pytest
 import torch
 from hypothesis import given, settings
@@ -115,3 +117,51 @@ def test_the_mixtures_meet_each_submodule_in_both_modes():
     for name in modes.modes(model):
         assert {start[name] for start in starts.values()} == {True, False}
     assert all(starts["mixed modes"][n] != starts["the opposite mixture"][n] for n in starts["mixed modes"])
+
+
+def predict_by_hand(model, x):
+    saved = [(m, m.training) for m in model.modules()]
+    model.eval()
+    try:
+        with torch.no_grad():
+            return model(x)
+    finally:
+        for m, flag in saved:
+            m.training = flag
+
+
+def predict_with_restore(model, x):
+    saved = modes.modes(model)
+    model.eval()
+    out = model(x)
+    modes.restore(model, saved)
+    return out
+
+
+def test_calls_recorded_tells_a_delegating_helper_from_one_written_by_hand():
+    from helpers.modes import evaluating as imported_alias
+    model = nn.Sequential(nn.Linear(3, 4), nn.Dropout(0.5))
+    x = torch.randn(2, 3)
+
+    def predict_with_alias(model, x):
+        with imported_alias(model):
+            return model(x)
+
+    previous = sys.getprofile()
+    for helper, names in ((predict_right, ["evaluating", "modes", "restore"]),
+                          (predict_with_restore, ["modes", "restore"]),
+                          (predict_with_alias, ["evaluating", "modes", "restore"]),
+                          (predict_by_hand, []), (predict_one_flag_for_all, [])):
+        with modes.calls_recorded() as used:
+            helper(model, x)
+        assert used == names, helper.__name__
+        assert sys.getprofile() is previous
+    # a profile function already set keeps receiving every event inside the block
+    events = []
+    sys.setprofile(lambda frame, event, arg: events.append(event))
+    try:
+        with modes.calls_recorded() as used:
+            modes.modes(model)
+    finally:
+        sys.setprofile(previous)
+    assert used == ["modes"] and "call" in events
