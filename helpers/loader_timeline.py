@@ -412,19 +412,38 @@ def draw_timeline(result: Timeline, ax=None):
 
 # ---------------------------------------------------------------------------- explore
 
+# plain text: a symbol the browser's fonts lack would show as an empty box
+MEASURING = "Measuring… a real DataLoader is running two epochs with these settings."
+
+
+def measuring_explorer():
+    """An ``Explorer`` whose every update runs a real DataLoader (up to a second or two): while
+    it measures, its message line says so and the last picture is greyed out, so that the
+    widget never looks frozen; the update that follows replaces both."""
+    from .explorer import Explorer
+
+    class MeasuringExplorer(Explorer):
+        def update(self) -> None:
+            self.message.value = f"<div class='course-explorer-note'>{MEASURING}</div>"
+            self.image.add_class("course-explorer-stale")
+            super().update()
+
+    return MeasuringExplorer
+
+
 def explore(num_workers: int = 2, prefetch_factor: int | None = None,
             persistent_workers: bool = False, cost: str = "waiting", item_ms: int = 10,
             step_ms: int = 10):
     """The timeline view of the DataLoader explorer (a ``helpers.explorer.Explorer``). Each
-    change runs a real DataLoader for two epochs of six steps (a fraction of a second)."""
+    change runs a real DataLoader for two epochs of six steps (up to a second or two), so a
+    slider measures when it is released, not at every position it passes while dragged."""
     import ipywidgets as widgets
-
-    from .explorer import Explorer
 
     wide = {"description_width": "120px"}
     controls = {
         "num_workers": widgets.IntSlider(value=num_workers, min=0, max=MAX_WORKERS,
-                                         description="num_workers", style=wide),
+                                         description="num_workers", style=wide,
+                                         continuous_update=False),
         # "default", not None: a Dropdown whose value is None shows an empty box
         "prefetch_factor": widgets.Dropdown(
             options=[("default", "default"), ("1", 1), ("2", 2), ("4", 4)],
@@ -438,10 +457,11 @@ def explore(num_workers: int = 2, prefetch_factor: int | None = None,
                                  value=cost, description="item cost", style=wide,
                                  layout=widgets.Layout(width="290px")),
         "item_ms": widgets.IntSlider(value=item_ms, min=1, max=MAX_ITEM_MS, description="item ms",
-                                     style=wide),
+                                     style=wide, continuous_update=False),
         "step_ms": widgets.IntSlider(value=step_ms, min=0, max=MAX_STEP_MS, description="step ms",
-                                     style=wide),
+                                     style=wide, continuous_update=False),
     }
-    return Explorer(controls, explore_model, draw_timeline,
-                    title="DataLoader explorer, timeline: who loads which batch when (measured)",
-                    figsize=(8.5, 4.8))
+    return measuring_explorer()(
+        controls, explore_model, draw_timeline,
+        title="DataLoader explorer, timeline: who loads which batch when (measured)",
+        figsize=(8.5, 4.8))

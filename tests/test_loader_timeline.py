@@ -160,6 +160,29 @@ def test_explorer_draws_and_explains_inside_the_widget():
     assert explorer.error is None
 
 
+def test_the_widget_says_it_is_measuring_while_it_measures(monkeypatch):
+    """Each update runs a DataLoader for a second or so: meanwhile the message line says so and
+    the last picture is greyed out; the finished update clears both. Sliders measure on release."""
+    explorer = lt.explore(item_ms=1, step_ms=1)
+    seen, measure = [], lt.measure
+
+    def watched(settings):
+        seen.append((explorer.message.value, "course-explorer-stale" in explorer.image._dom_classes))
+        return measure(settings)
+    monkeypatch.setattr(lt, "measure", watched)
+    explorer.controls["step_ms"].value = 2
+    assert seen and "Measuring" in seen[0][0] and seen[0][1]
+    assert "Measuring" not in explorer.message.value
+    assert "course-explorer-stale" not in explorer.image._dom_classes
+    explorer.controls["num_workers"].value = 0
+    explorer.controls["persistent_workers"].value = True      # refused: the reason replaces it
+    assert "refuses persistent_workers" in explorer.message.value
+    assert "Measuring" not in explorer.message.value
+    sliders = [c for c in explorer.controls.values() if hasattr(c, "continuous_update")
+               and type(c).__name__ == "IntSlider"]
+    assert sliders and not any(c.continuous_update for c in sliders)
+
+
 def drawn_texts(figure):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.text import Text
