@@ -1,5 +1,5 @@
 """When do DataLoader workers pay off on this machine? Epoch times with 0, 2 and 4 workers
-(started afresh every epoch) and 2 kept (persistent_workers=True), median of several epochs,
+(started afresh every epoch) and 2 or 4 kept (persistent_workers=True), median of several epochs,
 for items that wait (a slow disk: no CPU used) and items that compute (matrix products, about
 1-2 ms each on one idle core: they need a free core), at a size below and a size above the
 break-even;
@@ -22,9 +22,9 @@ import warnings
 import torch
 from torch.utils.data import DataLoader
 
-from helpers import datasets
+from helpers import datasets, loader_verdicts
 
-COLUMNS = (("0", 0, False), ("2", 2, False), ("4", 4, False), ("2 kept", 2, True))
+COLUMNS = (("0", 0, False), ("2", 2, False), ("4", 4, False), ("2 kept", 2, True), ("4 kept", 4, True))
 
 
 def epoch_times(dataset, repeat: int) -> dict[str, float]:
@@ -45,11 +45,12 @@ def main() -> None:
     warnings.filterwarnings("ignore", message=".*worker processes in total.*")
     wait = args.wait_ms / 1000
     cases = [(f"{args.wait_ms:g} ms waiting x 8", datasets.WaitingItems(8, wait)),
-             (f"{args.wait_ms:g} ms waiting x 96", datasets.WaitingItems(96, wait)),
+             (f"{args.wait_ms:g} ms waiting x 64", datasets.WaitingItems(64, wait)),
              ("computing x 32", datasets.ComputingItems(32)),
              ("computing x 256", datasets.ComputingItems(256))]
     print(f"torch {torch.__version__}, CPU cores available: {datasets.cpu_count()}, threads per "
           f"process {torch.get_num_threads()}, batch size 8, median of {args.repeat} epochs")
+    print(f"before: {loader_verdicts.machine_line()}")
     print(f"{'items':<24}" + "".join(f"{name + ' workers':>20}" for name, _, _ in COLUMNS))
     rows = {}
     for name, dataset in cases:
@@ -65,6 +66,7 @@ def main() -> None:
             items = f", about {math.ceil(line / wait)} items" if "waiting" in name else ""
             print(f"  {name:<22} {k} workers: S = {startup * 1000:5.0f} ms, break-even at "
                   f"{line * 1000:5.0f} ms of loading per epoch{items}")
+    print(f"after: {loader_verdicts.machine_line()}")
 
 
 if __name__ == "__main__":
