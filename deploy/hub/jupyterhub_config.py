@@ -45,6 +45,9 @@ c.Spawner.start_timeout = 180
 c.Spawner.http_timeout = 180
 c.Spawner.env_keep = ["LANG", "LC_ALL"]
 PATH = f"{Path(settings['python']).parent}:/usr/local/bin:/usr/bin:/bin"
+# a terminal runs bash, not a login shell (Jupyter's default under a spawner): /etc/profile
+# would reset PATH, and `course`, `nbgrader` and python would no longer be the course's
+c.Spawner.args = ["--ServerApp.terminado_settings=shell_command=/bin/bash"]
 
 
 def per_role(spawner):
