@@ -7,6 +7,10 @@ default from Python 3.14) they are pickled, and pickle stores a class or functio
 reference*: its module and name, to be imported again in the worker. A class defined in a
 notebook lives in ``__main__``, which a spawned worker cannot import, so it fails there.
 Everything here is importable as ``helpers.datasets.<name>``.
+
+``NoisyItems`` owns a generator that every worker receives a copy of, in the same state and
+never reseeded by the loader: notebook 05 prints its source above a quiz on exactly that, so
+its own docstring says what it is, not what follows from it.
 """
 
 from __future__ import annotations
@@ -66,12 +70,7 @@ class ComputingItems(TinyItems):
 
 
 class NoisyItems(Dataset):
-    """Index plus a random augmentation drawn from a NumPy generator the dataset owns.
-
-    The generator is made once, in ``__init__``: every worker receives a copy of it in the
-    same state, so unless a ``worker_init_fn`` gives each copy a generator of its own, all
-    workers draw the same "random" numbers.
-    """
+    """Item i is ``[i, noise]``, the noise drawn from a NumPy generator the dataset owns."""
 
     def __init__(self, n: int, seed: int = 0):
         self.n = n

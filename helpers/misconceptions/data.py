@@ -23,11 +23,14 @@ ENTRIES: dict[str, Misconception] = {
     "data.split-not-random": Misconception(
         "a fixed choice of groups (the first ones) is a random split", ("05_data-group-split",)),
     # quizzes: the answer's type
+    "data.split-tensor-groups": Misconception(
+        "the items of a tensor are ints (a set of 0-d tensors tells them apart by identity)",
+        ("05_data-group-split",)),
     "data.quiz-number": Misconception(
         "a count can be answered with a float or a string",
         ("05_data-quiz-dropped", "05_data-quiz-ranks", "05_data-quiz-ready")),
     "data.quiz-bool": Misconception(
-        "a yes/no answer can be a string or a number", ("05_data-quiz-workers",)),
+        "a yes/no answer can be a string or a number", ("05_data-quiz-workers", "05_data-quiz-four")),
     "data.quiz-shape": Misconception(
         "a shape can be answered with something other than a tuple of ints", ("05_data-quiz-unbatched",)),
     # drop_last
@@ -57,6 +60,12 @@ ENTRIES: dict[str, Misconception] = {
     "data.weights-uniform": Misconception(
         "equal weights balance the classes", ("05_data-balance",)),
     # collate_fn
+    "data.weights-not-proportional": Misconception(
+        "any weights that shrink as the class grows balance the classes (1 / size is needed)",
+        ("05_data-balance",)),
+    "data.weights-class-ids": Misconception(
+        "class labels are positions 0..C-1 of a per-class table (no class id is ever missing)",
+        ("05_data-balance",)),
     "data.collate-protocol": Misconception(
         "a collate_fn returns lists, or something other than batch tensors in batch order",
         ("05_data-collate",)),
@@ -70,6 +79,9 @@ ENTRIES: dict[str, Misconception] = {
     "data.pad-value": Misconception(
         "padding can go before the sequence or use another value than zero", ("05_data-collate",)),
     # batch_sampler buckets
+    "data.collate-reorders": Misconception(
+        "a collate_fn may reorder the batch (by length, say) and the rows still match their labels",
+        ("05_data-collate",)),
     "data.buckets-protocol": Misconception(
         "a batch sampler may yield batches larger than the batch size, or anything but index lists",
         ("05_data-buckets",)),
@@ -88,6 +100,9 @@ ENTRIES: dict[str, Misconception] = {
         "workers load only the batch the loop asks for", ("05_data-quiz-ready",)),
     "data.prefetch-multiplied": Misconception(
         "each worker loads prefetch_factor batches for every worker", ("05_data-quiz-ready",)),
+    "data.workers-need-cores": Misconception(
+        "more workers than cores cannot help, even when the workers wait for their items",
+        ("05_data-quiz-four",)),
     "data.workers-own-rng": Misconception(
         "DataLoader workers reseed a random generator that the dataset owns",
         ("05_data-quiz-workers", "05_data-seed-worker")),
@@ -111,6 +126,8 @@ ENTRIES: dict[str, Misconception] = {
     "data.shard-unbalanced": Misconception(
         "blocks of ceil(N / k) records share the work evenly", ("05_data-chunks",)),
     # DistributedSampler
+    "data.shard-not-partition": Misconception(
+        "workers' blocks may overlap, skip records or come out of order", ("05_data-chunks",)),
     "data.dist-floor": Misconception(
         "DistributedSampler gives each rank floor(N / world_size) indices", ("05_data-quiz-ranks",)),
     "data.dist-everything": Misconception(
@@ -122,6 +139,8 @@ ENTRIES: dict[str, Misconception] = {
     "data.dist-contiguous": Misconception(
         "DistributedSampler gives each rank a contiguous chunk of indices", ("05_data-shard",)),
     # the loader in a training loop
+    "data.dist-uses-sampler": Misconception(
+        "computing what DistributedSampler does may be done by calling it", ("05_data-shard",)),
     "data.fit-protocol": Misconception(
         "fit_epoch need not return the epoch's loss", ("05_data-fit-epoch",)),
     "data.fit-returns-tensor": Misconception(
@@ -135,4 +154,7 @@ ENTRIES: dict[str, Misconception] = {
     "data.mean-of-batch-means": Misconception(
         "the mean of the batch losses is the mean loss per example (a ragged last batch counts "
         "as much as a full one)", ("05_data-fit-epoch",)),
+    "data.mean-over-dataset": Misconception(
+        "every epoch trains on len(loader.dataset) examples (drop_last skips some)",
+        ("05_data-fit-epoch",)),
 }

@@ -28,8 +28,9 @@
 #
 # **How this notebook works.** Quick quizzes ask you to *predict* before a cell shows the
 # answer; numbered exercises (points in the heading) are graded, and a failing test says
-# what you probably believed. **Run time:** about 20 s top to bottom on a 2-core CPU (the
-# last cell prints the time this run took).
+# what you probably believed. **Run time:** about 40 s top to bottom on a 2-core CPU shared
+# with other work (load 9), less on an idle one; the last cell prints this run's time and
+# how busy the machine was.
 
 # %%
 import math
@@ -50,13 +51,14 @@ from torch.utils.data import (BatchSampler, DataLoader, Dataset, DistributedSamp
 import helpers.data
 import helpers.datasets
 import helpers.loader_timeline
+import helpers.loader_verdicts
 import helpers.loss_curves
 from helpers import checks
 
 notebook_start = time.perf_counter()
 torch.manual_seed(0)
 torch.set_num_threads(1)  # these models are small: a second thread only waits for a busy core
-# DataLoader warns when num_workers exceeds the cores it counts; section 12 shows when that is fine
+# DataLoader warns when num_workers exceeds the cores it counts; sections 7 and 12 run such loaders
 warnings.filterwarnings("ignore", message=".*worker processes in total.*")
 print("torch", torch.__version__)
 
@@ -212,7 +214,8 @@ helpers.loss_curves.show(helpers.datasets.draw_digits(
 # ## 3. Splitting: `random_split`, and groups
 #
 # `random_split(dataset, lengths, generator=...)` returns `Subset`s: views that hold the
-# dataset and a list of its indices, not copies of the data. Without a `generator`, the
+# dataset and a list of its indices, not copies of the data (`Subset(dataset, indices)`
+# makes one by hand). Without a `generator`, the
 # split comes from the global random state, so it changes whenever anything before it used
 # random numbers; with a seeded generator it is the same split on every run.
 
@@ -220,6 +223,8 @@ helpers.loss_curves.show(helpers.datasets.draw_digits(
 numbers = TensorDataset(torch.arange(10))
 train, val = random_split(numbers, [8, 2], generator=torch.Generator().manual_seed(0))
 print(type(train).__name__, len(train), len(val), "val indices", val.indices)
+by_hand = Subset(numbers, [7, 1])                      # a Subset is (dataset, indices)
+print("Subset(numbers, [7, 1]):", len(by_hand), "items; item 0 is numbers[7] =", by_hand[0])
 again = random_split(numbers, [8, 2], generator=torch.Generator().manual_seed(0))[1].indices
 unseeded = [random_split(numbers, [8, 2])[1].indices for _ in range(3)]
 print("same seed, same split:", again == val.indices)
@@ -244,12 +249,12 @@ print("writers in val:", sorted({writers[i] for i in by_example[1].indices}),
 # ### Exercise 2: a split by group (2 points)
 #
 # Write `group_split(dataset, groups, n_val_groups, seed)` returning `(train, val)`, two
-# `Subset`s of `dataset`. `groups[i]` is the group (an int) of example `i`. `val` must hold
-# every example of `n_val_groups` groups chosen at random, and `train` every other example;
-# the same `seed` must give the same split on every call, and different seeds may choose
-# different groups. *Misconceptions*: a split by example leaks a group into both sides; a
-# split drawn from the global random state is not reproducible; `n_val_groups` counts groups,
-# not examples.
+# `Subset`s of `dataset`. `groups` is a list or a 1-d tensor of ints, `groups[i]` the group of
+# example `i`. `val` must hold every example of `n_val_groups` groups chosen at random, and
+# `train` every other example; the same `seed` must give the same split on every call, and
+# different seeds may choose different groups. *Misconceptions*: a split by example leaks a
+# group into both sides; a split drawn from the global random state is not reproducible;
+# `n_val_groups` counts groups, not examples; the items of a tensor are tensors, not ints.
 
 # %% solution 05_data-group-split
 def group_split(dataset, groups, n_val_groups, seed):
@@ -282,6 +287,9 @@ checks.expect_true(not _shared, f"[mc:data.split-leaks-groups] Group(s) {_shared
                                 "train and in val: the model would be validated on near-copies of "
                                 "what it trained on. Choose whole groups for val.")
 _n_groups = len({_writers[i] for i in _va})
+checks.expect_true(not (len({_writers[i] for i in _tr}) == 1 and _n_groups == 3),
+                   "[mc:data.split-protocol] train holds one whole group and val the other three: "
+                   "return (train, val), in that order.")
 checks.expect_true(_n_groups == 1, f"[mc:data.split-groups-vs-examples] val holds {len(_va)} "
                                    f"examples from {_n_groups} groups; n_val_groups=1 asks for "
                                    "every example of one group.")
@@ -292,6 +300,11 @@ checks.expect_true(all(sorted(_items(s[1])) == sorted(_va) for s in _splits),
 ### BEGIN HIDDEN TESTS
 _g40 = torch.tensor([7, 3, 11, 3, 8, 20, 7, 1, 11, 8] * 4)
 _data40 = TensorDataset(torch.arange(40))
+_as_list = sorted(_items(group_split(_data40, _g40.tolist(), 2, 0)[1]))
+checks.expect_true(sorted(_items(group_split(_data40, _g40, 2, 0)[1])) == _as_list,
+                   "[mc:data.split-tensor-groups] groups given as a tensor split differently from "
+                   "the same groups as a list: a tensor's items are 0-d tensors, and a set or dict "
+                   "tells them apart by identity, not value. Compare int(g).")
 _chosen = []
 for _seed in range(12):
     _t, _v = (_items(s) for s in group_split(_data40, _g40, 2, _seed))
@@ -394,14 +407,14 @@ print("with drop_last:", len(DataLoader(range(N), batch_size=B, drop_last=True))
 # - Set N = 10 and batch size 4, tick `drop_last`: notice the grey row. Predict which
 #   indices it holds with `shuffle` ticked, then tick it and change the seed.
 # - Set N = 10000 and batch size 128: notice the steps and the last batch in the title.
-#   Predict what changes with batch size 125, then set it: why is no batch ragged now?
+#   Predict both for batch size 125, then set it and explain what you see.
 # - With `shuffle`, change the seed: the batches change, the number of steps does not.
 
 # %%
 helpers.data.explore(n=10, batch_size=4)
 
 # %% [markdown]
-# ### `batch_size=None`: no batching at all
+# ### `batch_size=None`
 #
 # **Quick quiz.** What is the shape of the first thing
 # `DataLoader(torch.zeros(6, 3), batch_size=None)` yields? Set `quiz_unbatched_shape` to a
@@ -522,8 +535,9 @@ checks.expect_true(not torch.allclose(_w, _w[:1].expand(10)),
                    "[mc:data.weights-uniform] Equal weights draw classes as often as they occur "
                    "(7 : 2 : 1 here): rare classes need larger weights.")
 checks.expect_true(torch.allclose(_totals, _totals.mean().expand(3)),
-                   "[mc:data.weights-inverted] Each class's weights should add up to the same "
-                   "total, so that every class is drawn equally often.")
+                   "[mc:data.weights-not-proportional] Rare classes get larger weights here, but "
+                   f"each class's weights add up to {[round(t, 3) for t in _totals.tolist()]}: "
+                   "every class should have the same total, so that each is drawn equally often.")
 ### BEGIN HIDDEN TESTS
 _big = torch.tensor(helpers.data.toy_labels(200))[torch.randperm(200, generator=torch.Generator().manual_seed(3))]
 _wb = torch.as_tensor(balancing_weights(_big), dtype=torch.float64)
@@ -532,6 +546,15 @@ _share = torch.bincount(_drawn, minlength=3).double() / 6000
 checks.expect_true(bool(((_share - 1 / 3).abs() < 0.04).all()),
                    f"[mc:data.weights-inverted] Class shares drawn {_share.tolist()}: each should "
                    "be near 1/3.")
+_gaps = torch.tensor([5, 0, 5, 2, 2, 5, 5, 0, 5, 5])      # classes 0, 2 and 5: no 1, 3 or 4
+with checks.explain_errors({"": "[mc:data.weights-class-ids] labels 0, 2 and 5 (no 1, 3 or 4): "
+                                "look up each example's class size by its label's value."},
+                           "balancing_weights(tensor([5, 0, 5, 2, ...]))"):
+    _wg = torch.as_tensor(balancing_weights(_gaps), dtype=torch.float64)
+_tg = torch.stack([_wg[_gaps == c].sum() for c in (0, 2, 5)]) if _wg.shape == _gaps.shape else None
+checks.expect_true(_tg is not None and torch.allclose(_tg, _tg.mean().expand(3)),
+                   "[mc:data.weights-class-ids] labels 0, 2 and 5 (no 1, 3 or 4): each class "
+                   "present should get the same total weight.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -565,10 +588,10 @@ print("lengths before padding:", [len(s) for s in seqs])
 # Write `pad_collate(batch)` for examples `(sequence, label)` where `sequence` is a 1-d int64
 # tensor of any length holding any token ids (0 included). Return `(padded, lengths,
 # labels)`: `padded` of shape (batch, longest length) with zeros after each sequence,
-# `lengths` an int64 tensor of the original lengths and `labels` an int64 tensor.
-# *Misconceptions*: lengths measured after padding are all equal; a length cannot be read
-# back from the padded tensor (a real token can be 0); `pad_sequence` puts time first
-# unless told otherwise.
+# `lengths` an int64 tensor of the original lengths and `labels` an int64 tensor, each in the
+# batch's order. *Misconceptions*: lengths measured after padding are all equal; a length
+# cannot be read back from the padded tensor (a real token can be 0); `pad_sequence` puts
+# time first unless told otherwise.
 
 # %% solution 05_data-collate
 def pad_collate(batch):
@@ -581,7 +604,7 @@ def pad_collate(batch):
     ### END SOLUTION
 
 # %% test 05_data-collate-test points=2
-_batch = [(torch.tensor([4, 0, 6]), 2), (torch.tensor([7]), 0)]
+_batch = [(torch.tensor([7]), 0), (torch.tensor([4, 0, 6]), 2)]
 with checks.explain_errors({"": "[mc:data.collate-protocol] pad_collate gets a list of "
                                 "(sequence, label) pairs and returns (padded, lengths, labels)."},
                            "pad_collate(batch)"):
@@ -599,16 +622,25 @@ checks.expect_true(_lengths.tolist() != [3, 3], "[mc:data.lengths-after-padding]
                                                 "sequence before padding it.")
 checks.expect_true(_lengths.tolist() != [int((s != 0).sum()) for s, _ in _batch],
                    "[mc:data.lengths-count-nonzero] These lengths count the non-zero tokens, "
-                   "but a real token can be 0 (the first sequence holds one): measure each "
+                   "but a real token can be 0 (the second sequence holds one): measure each "
                    "sequence before padding.")
-checks.expect_true(_lengths.tolist() == _own and _lengths.dtype == torch.int64,
-                   f"[mc:data.lengths-after-padding] lengths is {_lengths.tolist()} "
-                   f"({_lengths.dtype}): it should hold each sequence's own length as int64, in "
-                   "batch order.")
-checks.expect_true(_padded.tolist() == [[4, 0, 6], [7, 0, 0]],
+checks.expect_true(not (_labels.tolist() == _own and _lengths.tolist() == [0, 2]),
+                   "[mc:data.collate-protocol] lengths and labels are swapped: return "
+                   "(padded, lengths, labels), in that order.")
+checks.expect_true(_lengths.tolist() != sorted(_own, reverse=True),
+                   "[mc:data.collate-reorders] The batch came with its short sequence first, and "
+                   "your lengths are [3, 1]: keep the examples in the order the batch gives them, so "
+                   "that row i of padded, lengths[i] and labels[i] belong to example i.")
+checks.expect_true(_lengths.tolist() == _own,
+                   f"[mc:data.lengths-after-padding] lengths is {_lengths.tolist()}: it should hold "
+                   "each sequence's own length, in batch order.")
+checks.expect_true(_lengths.dtype == torch.int64,
+                   f"[mc:data.collate-protocol] lengths has dtype {_lengths.dtype}: the task asks for "
+                   "int64, torch's dtype for counts and indices.")
+checks.expect_true(_padded.tolist() == [[7, 0, 0], [4, 0, 6]],
                    f"[mc:data.pad-value] padded is {_padded.tolist()}: each sequence stays at the "
                    "start of its row, followed by zeros.")
-checks.expect_true(_labels.tolist() == [2, 0] and _labels.dtype == torch.int64,
+checks.expect_true(_labels.tolist() == [0, 2] and _labels.dtype == torch.int64,
                    "[mc:data.collate-protocol] labels should be an int64 tensor of the labels in "
                    "batch order.")
 ### BEGIN HIDDEN TESTS
@@ -618,6 +650,10 @@ _examples = [(torch.randint(0, 4, (int(k),), generator=_g), int(k) % 3)
 _examples.append((torch.tensor([3, 0, 0]), 1))       # trailing zeros that are tokens
 _examples.append((torch.tensor([0]), 2))
 _p, _l, _y = next(iter(DataLoader(_examples, batch_size=len(_examples), collate_fn=pad_collate)))
+checks.expect_true(sorted(_l.tolist()) != sorted(len(s) for s, _ in _examples)
+                   or _l.tolist() == [len(s) for s, _ in _examples],
+                   "[mc:data.collate-reorders] the lengths are right but in another order: keep "
+                   "the batch's order.")
 checks.expect_true(_l.dtype == torch.int64 and _l.tolist() == [len(s) for s, _ in _examples],
                    "[mc:data.lengths-count-nonzero] lengths should be the original lengths, "
                    "whatever the tokens (0 included).")
@@ -723,7 +759,7 @@ for _n, _b in [(64, 8), (37, 5), (3, 8), (1, 1), (50, 50)]:
 # |---|---|---|
 # | `num_workers=k` | k batches prepared in parallel with training | k processes to start every epoch; each batch travels back through a queue (its tensors through shared memory) |
 # | `persistent_workers=True` | workers kept alive between epochs (no restart) | their memory stays in use; the dataset object in them is not refreshed |
-# | `prefetch_factor=p` | batches loaded ahead of the loop (default p = 2) | memory to hold them |
+# | `prefetch_factor=p` | batches loaded ahead of the loop, up to a bound that p sets (default p = 2) | memory to hold them |
 # | `pin_memory=True` | faster, asynchronous copies to a CUDA GPU (section 11) | page-locked host memory; no use without a GPU |
 # | `timeout=s` | a worker that does not answer in s seconds raises an error instead of hanging | needs `num_workers > 0` |
 #
@@ -750,33 +786,12 @@ print(pickle.dumps(helpers.datasets.NoisyItems))
 print(pickle.dumps(Squares))
 
 # %% [markdown]
-# ### The DataLoader explorer, timeline view
+# ### Loading ahead
 #
-# Which process loads which batch, and when? Text cannot show it, so this instrument
-# measures it. Each change of a control runs a real `DataLoader` for two epochs of six
-# steps: 24 items, batches of 4, each item costing `item ms` either asleep (like a read
-# from a slow disk) or computing (like decoding an image), and a loop that takes each batch
-# and computes for `step ms`, as a training step would. Every bar is drawn from timestamps
-# taken in the processes themselves: one row for the main process (the training loop:
-# blue steps, red waits for the next batch) and one per worker (orange or green loading,
-# a white line between items, hatched start-up). The strip at the bottom counts the
-# batches that are done and not yet taken by the loop. Times vary a little from run to run:
-# this is a measurement.
+# With workers, the loader does not wait for the loop to ask for a batch: it hands indices to
+# the workers ahead of time, so that a batch can be ready when the loop wants it. How far
+# ahead it goes is bounded, and `prefetch_factor` sets the bound.
 #
-# - Set `num_workers` to 0: the main process loads each batch, then steps; nothing
-#   overlaps. Predict epoch 1's length from the item, batch and step times, then check the
-#   title.
-# - Set 2 workers: notice the hatched start-up before the first batch, and loading that
-#   now overlaps the steps. Epoch 2 pays the start-up again: tick `persistent_workers` and
-#   compare epoch 2's first wait in the title.
-# - Choose items that compute: the two workers and the main process's steps now need a
-#   core each at the same moments. Compare a batch's bar with the sleeping items' (same
-#   item ms): with more busy processes than free cores, they take turns and the bars stretch.
-
-# %%
-helpers.loader_timeline.explore()
-
-# %% [markdown]
 # **Quick quiz.** Two workers, the default `prefetch_factor` (2), items that sleep 1 ms
 # (a batch of 4 takes a worker about 4 ms), and a slow training step of 40 ms. While the
 # loop computes a step, the workers load ahead. At most how many batches are done and
@@ -813,18 +828,42 @@ checks.expect_true(quiz_ready == _two.prefetch_factor * _two.num_workers,
 }
 
 # %% [markdown]
-# The instrument at those settings:
+# ### The DataLoader explorer, timeline view
+#
+# Which process loads which batch, and when? Text cannot show it, so this instrument
+# measures it. Each change of a control runs a real `DataLoader` for two epochs of six
+# steps: 24 items, batches of 4, each item costing `item ms` either asleep (like a read from
+# a slow disk) or computing (like decoding an image), and a loop that takes each batch and
+# computes for `step ms`, as a training step would. Every bar is drawn from timestamps taken
+# in the processes themselves: one row for the main process (the training loop: blue steps,
+# red waits for the next batch) and one per worker (orange or green loading, a white mark
+# between items, hatched start-up). The strip at the bottom counts the batches that are done
+# and not yet taken by the loop. A measurement takes a second or so (the widget says so while
+# it measures), and times vary a little from run to run. It opens at the quiz's settings:
 
 # %%
-helpers.loader_timeline.explore(num_workers=2, item_ms=1, step_ms=40)
+timeline_view = helpers.loader_timeline.explore(num_workers=2, item_ms=1, step_ms=40)
+timeline_view
 
 # %% [markdown]
 # Compare the highest count in the bottom strip (its label says it) with your answer. The
 # loader keeps at most `prefetch_factor` batches per worker requested beyond what the loop
-# has taken; when the step is slow they are all done and wait. Set `prefetch_factor` to 1,
-# or `num_workers` to 1, and check that the count follows. Prefetching hides how long *one* batch
-# takes, but it cannot make the workers produce batches faster than they can: with slow
-# items, the strip stays at 0 and the loop waits (red) however large `prefetch_factor` is.
+# has taken; when the step is slow they are all done and wait. Predict the count with
+# `prefetch_factor` 1, or with 1 worker, then set it and check. Prefetching hides how long
+# *one* batch takes, but it cannot make the workers produce batches faster than they can:
+# with slow items the loop waits (red) whatever `prefetch_factor` is. Then:
+#
+# - Set `num_workers` to 0: the main process loads each batch, then steps; nothing
+#   overlaps. Predict epoch 1's length from the item, batch and step times, then check the
+#   title.
+# - Set 2 workers, `item ms` 10 and `step ms` 10: notice the hatched start-up before the
+#   first batch, and loading that overlaps the steps. Epoch 2 starts its workers again:
+#   predict what `persistent_workers` changes in epoch 2's first wait, tick it, and compare
+#   the title.
+# - Predict whether a batch's loading bar gets longer when its items compute instead of
+#   sleeping for the same `item ms`, then choose items that compute. Explain what you see
+#   from the number of processes that want a core at once and the cores this machine has
+#   (section 12 prints them).
 #
 # ### Workers and random numbers
 #
@@ -930,18 +969,19 @@ def _worker_noise(seed, worker_id, workers=2):
     return [float(copy_[i][1]) for i in range(3)]
 
 
-_w0, _w1 = _worker_noise(1000, 0), _worker_noise(1001, 1)
+_base, _next_epoch = 900450186894289455, 4137012447093562021    # base seeds as a loader draws them
+_w0, _w1 = _worker_noise(_base, 0), _worker_noise(_base + 1, 1)
 checks.expect_true(_w0 != _w1, "[mc:data.workers-own-rng] Two workers' copies still draw the same "
-                               "noise: give the worker's copy of the dataset "
-                               "(get_worker_info().dataset) a generator of its own, in its rng.")
-checks.expect_true(_worker_noise(2000, 0) != _w0,
-                   "[mc:data.seed-from-worker-id] Worker 0 drew the same noise with another seed, as "
-                   "in the next epoch: seed from get_worker_info().seed, which changes every "
-                   "epoch, not from the worker id alone.")
-checks.expect_true(_worker_noise(1000, 0) == _w0,
+                               "noise: the generator NoisyItems draws from is the rng of the "
+                               "dataset copy in this worker, and that is the one to replace.")
+checks.expect_true(_worker_noise(_next_epoch, 0) != _w0,
+                   "[mc:data.seed-from-worker-id] Worker 0 drew the same noise with another worker "
+                   "seed, as it would in the next epoch: the worker id is the same every epoch, "
+                   "the worker's seed is not.")
+checks.expect_true(_worker_noise(_base, 0) == _w0,
                    "[mc:data.seed-not-reproducible] The same worker seed gave different noise: "
-                   "seed the generator from get_worker_info().seed, so that a seeded loader "
-                   "repeats its noise.")
+                   "seed the new generator from the worker's seed, so that a loader with a seeded "
+                   "generator repeats its noise.")
 ### BEGIN HIDDEN TESTS
 def _epochs(seed):
     loader = DataLoader(helpers.datasets.NoisyItems(8), batch_size=2, num_workers=2, timeout=60,
@@ -1046,8 +1086,14 @@ with checks.explain_errors({"nonetype": "[mc:data.stream-main-process] get_worke
                                         "in the main process (num_workers=0): then yield every "
                                         "record."}, "list(ChunkedStream(records))"):
     _alone = list(ChunkedStream(_recs))
-checks.expect_true(_alone == _recs, "[mc:data.stream-main-process] With no workers, the stream "
-                                    "should yield every record, in order.")
+checks.expect_true(_alone == _recs or _alone,
+                   "[mc:data.stream-main-process] With no workers the stream yielded nothing; it "
+                   "should yield every record, in order. (A function that contains yield is a "
+                   "generator: a return in it ends the iteration instead of handing over an "
+                   "iterator, so use yield from in every branch, or return in every branch.)")
+checks.expect_true(_alone == _recs, f"[mc:data.stream-main-process] With no workers the stream "
+                                    f"yielded {len(_alone)} records; it should yield every record, "
+                                    "in order.")
 _three = _blocks(ChunkedStream(_recs), 3)
 checks.expect_true(sum(map(len, _three)) != 3 * len(_recs),
                    "[mc:data.stream-not-sharded] Every worker yields every record: with 3 workers "
@@ -1059,8 +1105,8 @@ checks.expect_true(sum(map(len, _three)) >= len(_recs),
                    f"[mc:data.shard-drops-remainder] The blocks hold {sum(map(len, _three))} of "
                    "10 records: blocks of 10 // 3 lose the rest. Spread the remainder.")
 checks.expect_true(sum(_three, []) == _recs,
-                   "[mc:data.shard-strided] Worker 0's block, then worker 1's, then worker 2's "
-                   "should be exactly the records, in order.")
+                   "[mc:data.shard-not-partition] Worker 0's block, then worker 1's, then worker "
+                   "2's should be exactly the records, in order: no record twice, none skipped.")
 checks.expect_true(max(map(len, _three)) - min(map(len, _three)) <= 1,
                    f"[mc:data.shard-unbalanced] Block sizes {[len(b) for b in _three]} differ by "
                    "more than one: spread the records evenly over the workers.")
@@ -1198,6 +1244,22 @@ for _n, _w, _r in [(10, 4, 3), (10, 4, 0), (12, 3, 1)]:
                        "goes to rank i % world_size.")
     checks.expect_true(_got == _want, f"rank_indices({_n}, {_w}, {_r}) = {_got} is not right. {_hint}")
 ### BEGIN HIDDEN TESTS
+_sampler_iter = DistributedSampler.__iter__
+
+
+def _tripwire(self):
+    raise RuntimeError("rank_indices iterated a DistributedSampler")
+
+
+DistributedSampler.__iter__ = _tripwire
+try:
+    with checks.explain_errors({"distributedsampler": "[mc:data.dist-uses-sampler] rank_indices "
+                                                      "should work the share out itself: the task "
+                                                      "is to do what DistributedSampler does, "
+                                                      "without it."}, "rank_indices(10, 4, 3)"):
+        rank_indices(10, 4, 3)
+finally:
+    DistributedSampler.__iter__ = _sampler_iter
 for _n, _w in [(1, 1), (3, 5), (7, 2), (100, 8), (13, 13), (5, 12)]:
     for _r in range(_w):
         checks.expect_true([int(i) for i in rank_indices(_n, _w, _r)]
@@ -1244,10 +1306,11 @@ tmp.cleanup()
 # over `loader`, which yields `(inputs, targets)` batches: put the model in training mode,
 # then run notebook 04's five steps on every batch, in the order the loader yields them.
 # Return the epoch's mean loss **per example** as a Python float: each batch's loss (a mean
-# over its examples) weighted by the number of examples in that batch. *Misconceptions*:
-# the mean of the batch losses over-weights a ragged last batch; `next(iter(loader))` in
-# the loop restarts the loader and yields its first batch again; a model handed over in
-# eval mode trains in eval mode.
+# over its examples) weighted by the number of examples in that batch, over the examples the
+# epoch trained on. *Misconceptions*: the mean of the batch losses over-weights a ragged
+# last batch; `len(loader.dataset)` counts examples an epoch may skip (`drop_last`);
+# `next(iter(loader))` in the loop restarts the loader and yields its first batch again; a
+# model handed over in eval mode trains in eval mode.
 
 # %% solution 05_data-fit-epoch
 def fit_epoch(model, loader, optimizer, loss_fn):
@@ -1265,63 +1328,79 @@ def fit_epoch(model, loader, optimizer, loss_fn):
     ### END SOLUTION
 
 # %% test 05_data-fit-epoch-test points=3
-def _reference_epoch(model, loader, optimizer, loss_fn):
-    model.train()
-    losses, sizes = [], []
-    for inputs, targets in loader:
-        optimizer.zero_grad()
-        loss = loss_fn(model(inputs), targets)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-        sizes.append(len(targets))
-    return losses, sizes
-
-
-def _fit_case(make_loader, seed):
+def _watched_fit(make_loader, seed):
+    """fit_epoch on a small net handed over in eval mode, every call watched: the mode each
+    submodule ran in, the rows the first layer saw, each loss with its batch size, and the
+    gradients at each optimizer step (after a step they are marked, so that a gradient that
+    is not zeroed before the next backward shows)."""
     torch.manual_seed(seed)
     net = nn.Sequential(nn.Linear(4, 6), nn.BatchNorm1d(6), nn.ReLU(), nn.Linear(6, 3))
-    twin = nn.Sequential(nn.Linear(4, 6), nn.BatchNorm1d(6), nn.ReLU(), nn.Linear(6, 3))
-    twin.load_state_dict(net.state_dict())
     net.eval()                                 # handed over in eval mode
-    modes, rows = [], []
+    seen = {"modes": [], "rows": [], "losses": [], "steps": []}
     for module in net.modules():
-        module.register_forward_pre_hook(lambda m, args: modes.append(m.training))
-    net[0].register_forward_pre_hook(lambda m, args: rows.append(args[0].detach().clone()))
-    with checks.explain_errors({"": "[mc:data.fit-protocol] fit_epoch(model, loader, optimizer, "
+        module.register_forward_pre_hook(lambda m, args: seen["modes"].append(m.training))
+    net[0].register_forward_pre_hook(lambda m, args: seen["rows"].append(args[0].detach().clone()))
+
+    def loss_fn(outputs, targets):
+        loss = nn.functional.cross_entropy(outputs, targets)
+        seen["losses"].append((loss.item(), len(targets)))
+        return loss
+
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+    step = optimizer.step
+
+    def watched_step(*args, **kwargs):
+        grads = [p.grad for p in net.parameters()]
+        seen["steps"].append("none" if all(g is None or not g.any() for g in grads) else
+                             "stale" if any(g is not None and g.isnan().any() for g in grads) else "fresh")
+        result = step(*args, **kwargs)
+        for p in net.parameters():
+            if p.grad is not None:
+                p.grad.fill_(math.nan)
+        return result
+
+    optimizer.step = watched_step
+    with checks.explain_errors({"inplace operation": "[mc:data.fit-steps] optimizer.step() changed "
+                                                     "the weights in place before backward() used "
+                                                     "them: on every batch, backward comes before step.",
+                                "": "[mc:data.fit-protocol] fit_epoch(model, loader, optimizer, "
                                     "loss_fn) trains for one epoch and returns a float."},
                                "fit_epoch(model, loader, optimizer, loss_fn)"):
-        got = fit_epoch(net, make_loader(), torch.optim.SGD(net.parameters(), lr=0.1),
-                        nn.CrossEntropyLoss())
-    losses, sizes = _reference_epoch(twin, make_loader(), torch.optim.SGD(twin.parameters(), lr=0.1),
-                                     nn.CrossEntropyLoss())
-    return net, twin, got, losses, sizes, modes, rows
+        got = fit_epoch(net, make_loader(), optimizer, loss_fn)
+    return net, got, seen
 
 
 _gx = torch.Generator().manual_seed(4)
 _XS, _YS = torch.randn(10, 4, generator=_gx), torch.randint(0, 3, (10,), generator=_gx)
-_net, _twin, _got, _losses, _sizes, _modes, _rows = _fit_case(
-    lambda: DataLoader(TensorDataset(_XS, _YS), batch_size=4), seed=0)
+_net, _got, _seen = _watched_fit(lambda: DataLoader(TensorDataset(_XS, _YS), batch_size=4), seed=0)
 checks.expect_true(not any(isinstance(_got, k) for k in (torch.Tensor, list, tuple)),
                    f"[mc:data.fit-returns-tensor] fit_epoch returned a {type(_got).__name__}: return "
                    "one Python float, built from loss.item() (a tensor would hold its graph).")
 with checks.because("[mc:data.fit-protocol] fit_epoch returns the epoch's mean loss, a Python float."):
     checks.expect_type(_got, float, "fit_epoch(...)")
+_rows = _seen["rows"]
 checks.expect_true(len(_rows) == 3 and torch.equal(torch.cat(_rows), _XS),
                    f"[mc:data.iter-every-step] The model saw {sum(len(r) for r in _rows)} rows in "
                    f"{len(_rows)} batches, not the 10 rows once in the loader's 3 batches (4, 4, 2): "
                    "iterate over the loader (for inputs, targets in loader); next(iter(loader)) "
                    "starts it again and yields its first batch.")
-checks.expect_true(all(_modes), "[mc:data.fit-train-mode] A submodule ran in eval mode: the model "
-                                "arrived in eval mode, so put it in training mode (model.train()) "
-                                "before the steps.")
-checks.expect_close(torch.cat([p.detach().flatten() for p in _net.parameters()]),
-                    torch.cat([p.detach().flatten() for p in _twin.parameters()]),
-                    "the weights after one epoch",
-                    hint="[mc:data.fit-steps] Run zero_grad, forward, loss, backward, step on every "
-                         "batch, in the loader's order.")
-_plain = sum(_losses) / len(_losses)
-_weighted = sum(v * s for v, s in zip(_losses, _sizes)) / sum(_sizes)
+checks.expect_true(all(_seen["modes"]), "[mc:data.fit-train-mode] A submodule ran in eval mode: the "
+                                        "model arrived in eval mode, so put it in training mode "
+                                        "(model.train()) before the steps.")
+_steps = _seen["steps"]
+checks.expect_true(len(_steps) == 3, f"[mc:data.fit-steps] optimizer.step() ran {len(_steps)} times "
+                                     "for the loader's 3 batches: one step per batch.")
+checks.expect_true("none" not in _steps,
+                   f"[mc:data.fit-steps] At step {_steps.index('none') + 1 if 'none' in _steps else 0} "
+                   "the optimizer found no gradient to use: on every batch, backward() comes before "
+                   "step().")
+checks.expect_true("stale" not in _steps,
+                   f"[mc:data.fit-steps] At step {_steps.index('stale') + 1 if 'stale' in _steps else 0} "
+                   "the gradients still held the previous batch's (backward adds to .grad): zero "
+                   "them on every batch, before backward.")
+_losses = _seen["losses"]
+_plain = sum(v for v, _ in _losses) / max(len(_losses), 1)
+_weighted = sum(v * n for v, n in _losses) / max(sum(n for _, n in _losses), 1)
 checks.expect_true(not math.isclose(_got, _plain, rel_tol=1e-6) or math.isclose(_plain, _weighted, rel_tol=1e-6),
                    "[mc:data.mean-of-batch-means] This is the mean of the three batch losses: the "
                    "last batch holds 2 examples, not 4, so weight each batch's loss by its size.")
@@ -1329,19 +1408,55 @@ checks.expect_close(_got, _weighted, "fit_epoch(...)", rtol=1e-5,
                     hint="[mc:data.mean-of-batch-means] Weight each batch's loss by its number of "
                          "examples, and divide by the number of examples.")
 ### BEGIN HIDDEN TESTS
+def _reference(make_loader, seed):
+    torch.manual_seed(seed)
+    twin = nn.Sequential(nn.Linear(4, 6), nn.BatchNorm1d(6), nn.ReLU(), nn.Linear(6, 3))
+    optimizer = torch.optim.SGD(twin.parameters(), lr=0.1)
+    twin.train()
+    sizes, losses = [], []
+    for inputs, targets in make_loader():
+        optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(twin(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+        sizes.append(len(targets))
+    return twin, sum(v * n for v, n in zip(losses, sizes)) / sum(sizes)
+
+
+def _same_weights(net, twin):
+    return torch.allclose(torch.cat([p.detach().flatten() for p in net.parameters()]),
+                          torch.cat([p.detach().flatten() for p in twin.parameters()]), atol=1e-6)
+
+
+checks.expect_true(_same_weights(_net, _reference(lambda: DataLoader(TensorDataset(_XS, _YS), batch_size=4),
+                                                   seed=0)[0]),
+                   "[mc:data.fit-steps] the weights after one epoch differ from zero_grad, forward, "
+                   "loss, backward, step on every batch, in the loader's order.")
 _XH, _YH = torch.randn(23, 4, generator=_gx), torch.randint(0, 3, (23,), generator=_gx)
-_net, _twin, _got, _losses, _sizes, _modes, _rows = _fit_case(
-    lambda: DataLoader(TensorDataset(_XH, _YH), batch_size=5, shuffle=True,
-                       generator=torch.Generator().manual_seed(8)), seed=1)
-checks.expect_true(len(_rows) == 5 and sorted(torch.cat(_rows)[:, 0].tolist()) == sorted(_XH[:, 0].tolist()),
-                   "[mc:data.iter-every-step] a shuffled loader: every row once per epoch.")
-checks.expect_true(all(_modes), "[mc:data.fit-train-mode] every submodule should train in training mode.")
-checks.expect_close(torch.cat([p.detach().flatten() for p in _net.parameters()]),
-                    torch.cat([p.detach().flatten() for p in _twin.parameters()]),
-                    "the weights after one shuffled epoch", hint="[mc:data.fit-steps] the five steps "
-                    "on every batch, in the loader's order.")
-checks.expect_close(_got, sum(v * s for v, s in zip(_losses, _sizes)) / 23, "fit_epoch(...)",
-                    rtol=1e-5, hint="[mc:data.mean-of-batch-means] weight each batch by its size.")
+
+
+def _dropping():
+    return DataLoader(TensorDataset(_XH, _YH), batch_size=5, shuffle=True, drop_last=True,
+                      generator=torch.Generator().manual_seed(8))
+
+
+_net, _got, _seen = _watched_fit(_dropping, seed=1)
+_twin, _want = _reference(_dropping, seed=1)
+checks.expect_true(len(_seen["rows"]) == 4 and len(torch.cat(_seen["rows"]).unique(dim=0)) == 20,
+                   "[mc:data.iter-every-step] a shuffled loader with drop_last: 4 batches of 5 "
+                   "different rows.")
+checks.expect_true(all(_seen["modes"]), "[mc:data.fit-train-mode] every submodule should train in "
+                                        "training mode.")
+checks.expect_true(_same_weights(_net, _twin), "[mc:data.fit-steps] a shuffled epoch: zero_grad, "
+                                               "forward, loss, backward, step on every batch, in the "
+                                               "loader's order.")
+checks.expect_true(not math.isclose(_got, _want * 20 / 23, rel_tol=1e-6),
+                   "[mc:data.mean-over-dataset] You divided by len(loader.dataset) (23), but with "
+                   "drop_last=True the epoch trained on 20 examples: divide by the examples the "
+                   "epoch used.")
+checks.expect_close(_got, _want, "fit_epoch(...)", rtol=1e-5,
+                    hint="[mc:data.mean-of-batch-means] weight each batch's loss by its size.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1369,8 +1484,8 @@ def timed_epoch(model, loader, optimizer, loss_fn):
     return waited, computed
 
 # %% [markdown]
-# Four loaders for notebook 04's digits MLP (64 → 128 → 10, batches of 64, 19 steps an
-# epoch), three epochs each, the last epoch measured: items fetched one by one from a
+# Four loaders for notebook 04's digits MLP (64 → 128 → 10, batches of 64), three epochs
+# each, the medians taken over the steps of the last two: items fetched one by one from a
 # `TensorDataset` (the default); the same with `jitter` applied to each item; that in two
 # worker processes (kept between epochs); and whole batches fetched with one indexing
 # operation, by a `BatchSampler` over a `RandomSampler` and `batch_size=None` (a
@@ -1399,28 +1514,39 @@ with helpers.datasets.workers_explained():
     for name, digit_loader in digits_loaders().items():
         mlp = digits_mlp()
         adam = torch.optim.Adam(mlp.parameters(), lr=0.01)
-        for _epoch in range(3):
-            waited, computed = timed_epoch(mlp, digit_loader, adam, nn.CrossEntropyLoss())
+        waited, computed = [], []
+        for epoch in range(3):
+            epoch_waits, epoch_computes = timed_epoch(mlp, digit_loader, adam, nn.CrossEntropyLoss())
+            if epoch > 0:                       # the first epoch warms up (and starts the workers)
+                waited += epoch_waits
+                computed += epoch_computes
         step_ms[name] = (np.median(waited) * 1000, np.median(computed) * 1000)
-        print(f"{name:<18} per step: waits {step_ms[name][0]:5.2f} ms, computes {step_ms[name][1]:5.2f} ms "
-              f"(waiting {step_ms[name][0] / sum(step_ms[name]):4.0%} of the step); last epoch "
-              f"{(sum(waited) + sum(computed)) * 1000:5.1f} ms")
+        print(f"{name:<18} {len(digit_loader)} steps an epoch; per step (median): waits "
+              f"{step_ms[name][0]:5.2f} ms, computes {step_ms[name][1]:5.2f} ms "
+              f"(waiting {step_ms[name][0] / sum(step_ms[name]):4.0%} of the step)")
         if name == "per item":
             with torch.no_grad():
                 plain_accuracy = (mlp.eval()(X_test).argmax(1) == y_test).float().mean().item()
 print(f"the MLP trained 3 epochs from the per-item loader: {plain_accuracy:.1%} test accuracy")
+print(helpers.loader_verdicts.machine_line())
 
 # %% [markdown]
-# Read the table (the medians vary from run to run; compare the rows). For a model this
-# small, fetching 64 items one `__getitem__` at a time and stacking them is a sizeable part
-# of each step even without a transform, and `jitter` run per item adds to the waiting.
-# Two workers take that work off the main process, but they share this
-# machine's cores with the training step (compare its computing time in the two jitter
-# rows), and every batch must be sent back through a queue (the timeline of section 7 shows
-# the hand-off). Fetching a whole batch with one indexing operation removes the per-item
-# cost: for data that already sits in memory as tensors, no worker is needed. Workers pay
-# off when an item costs much more than sending it: a read from disk or the network, a
-# decode (section 12 measures from where).
+# Read the table by rows: where does each loader's step spend its time? The medians vary
+# from run to run, and with what else the machine is doing (the last line says how busy it
+# was). What this run measured:
+
+# %%
+for line in helpers.loader_verdicts.step_verdicts(step_ms["per item"], step_ms["per item + jitter"],
+                                                 step_ms["jitter, 2 workers"], step_ms["whole batches"]):
+    print(line)
+
+# %% [markdown]
+# For data that already sits in memory as tensors, one indexing operation per batch needs no
+# worker. Workers can take per-item work such as `jitter` off the main process, but they run
+# on the same cores as the training step, and each batch they make must travel back through
+# a queue: whether that pays depends on the machine and on how busy it is, which is why the
+# verdict above is computed from this run. Section 12 measures workers on items that cost
+# time without computing, as a read from a disk or the network does.
 #
 # ## 11. pin_memory and non_blocking: feeding a GPU
 #
@@ -1450,16 +1576,46 @@ print(helpers.datasets.pinned_copy_times())
 # %% [markdown]
 # ## 12. When do workers help? A measurement
 #
-# Workers overlap loading with everything else, but they are not free: starting each one
-# takes time every epoch (unless `persistent_workers=True`), every batch is pickled and
-# passed back, and they compete for the same CPU cores as training. So the question is
-# not whether workers are faster, but from which amount of loading per epoch. The cell
-# times whole epochs (median of three) of items that each wait 8 ms, as a read from a slow
-# disk would, without using the CPU: a small dataset (8 items, one batch) and a larger one
-# (96 items), with 0, 2 and 3 workers started afresh every epoch, and 2 kept
-# (`persistent_workers=True`, so the median epoch is one without start-up). DataLoader warns
-# when `num_workers` exceeds the cores it counts; these workers sleep, so this page silences
-# that warning (its first cell).
+# Workers overlap loading with everything else, but they are not free: starting them takes
+# time every epoch (unless `persistent_workers=True`), every batch is pickled and passed back,
+# and they run on the same CPU cores as training. So the question is not whether workers are
+# faster, but from which amount of loading per epoch. The measurement below times whole
+# epochs (median of three) of items that each wait 8 ms without using the CPU, as a read from
+# a slow disk would: 64 items (8 batches of 8) with 0 workers, 2 workers started every epoch,
+# and 2 or 4 workers kept between epochs (`persistent_workers=True`, so the median epoch is
+# one without start-up); and 8 items (one batch) with 0 and 2 workers.
+#
+# **Quick quiz.** On a machine with 2 cores, with those 64 items and the workers kept, is an
+# epoch with 4 workers faster than one with 2? Set `quiz_four_faster` to `True` or `False`.
+
+# %% solution 05_data-quiz-four
+### BEGIN SOLUTION
+quiz_four_faster = True
+### END SOLUTION
+
+# %% test 05_data-quiz-four-test points=1
+with checks.because("[mc:data.quiz-bool] Answer True or False."):
+    checks.answer("05_data-quiz-four", quiz_four_faster, "quiz_four_faster", kind=bool)
+### BEGIN HIDDEN TESTS
+_sleeping, _wall, _cpu = helpers.datasets.WaitingItems(4, 0.01), time.perf_counter(), time.process_time()
+for _i in range(4):
+    _sleeping[_i]
+_wall, _cpu = time.perf_counter() - _wall, time.process_time() - _cpu
+# a waiting item leaves its core free (CPU time far below wall time), so waiting workers overlap
+checks.expect_true(quiz_four_faster == (_cpu < _wall / 2),
+                   "[mc:data.workers-need-cores] A worker waiting for its item sleeps: it needs no "
+                   "core while it waits, so 4 workers wait for 4 items at once, even on 2 cores.")
+### END HIDDEN TESTS
+
+# %% wrong 05_data-quiz-four
+{
+    False: "[mc:data.workers-need-cores] More workers than cores is no limit for items that "
+           "wait: a worker waiting for its item sleeps and needs no core, so 4 workers wait for "
+           "4 items at once.",
+}
+
+# %% [markdown]
+# The measurement (it takes a few seconds):
 
 # %%
 def epoch_seconds(dataset, workers, persistent=False):
@@ -1468,44 +1624,38 @@ def epoch_seconds(dataset, workers, persistent=False):
     return helpers.datasets.seconds_per_epoch(loader, repeat=3)
 
 
-print("CPU cores available:", helpers.datasets.cpu_count())
 wait_s = 0.008
 epochs = {}
 with helpers.datasets.workers_explained():
-    for n in (8, 96):
-        items = helpers.datasets.WaitingItems(n, wait_s)
-        epochs[n] = {"0": epoch_seconds(items, 0), "2": epoch_seconds(items, 2),
-                     "3": epoch_seconds(items, 3), "2 kept": epoch_seconds(items, 2, persistent=True)}
-    print(f"{'items of 8 ms':<14}" + "".join(f"{k + ' workers':>17}" for k in epochs[8]))
-    for n, row in epochs.items():
-        print(f"{n:<14}" + "".join(f"{s * 1000:>8.0f} ms {row['0'] / s:>4.1f}x" for s in row.values()))
+    small, large = helpers.datasets.WaitingItems(8, wait_s), helpers.datasets.WaitingItems(64, wait_s)
+    epochs[8] = {"0": epoch_seconds(small, 0), "2": epoch_seconds(small, 2)}
+    epochs[64] = {"0": epoch_seconds(large, 0), "2": epoch_seconds(large, 2),
+                  "2 kept": epoch_seconds(large, 2, persistent=True),
+                  "4 kept": epoch_seconds(large, 4, persistent=True)}
+    print(helpers.loader_verdicts.epoch_table(epochs, wait_s))
+print(helpers.loader_verdicts.machine_line())
 
 # %% [markdown]
-# The ratio is the speed against 0 workers (below 1: the workers slowed the epoch down).
-# Workers that wait for their items wait at the same time, which needs no free core
-# (compare the number of workers with the cores printed above); but every epoch first pays
-# for starting them.
-# Where is the line? With k workers an epoch costs about a fixed start-up S plus the
-# loading time L (the 0-worker epoch) divided by k, so workers win once S + L / k < L,
-# that is once L > S · k / (k − 1). S comes from the larger dataset's row:
+# Compare the `2 kept` and `4 kept` columns of the 64-item row with your answer. Each ratio is
+# the speed against 0 workers (below 1: the workers slowed the epoch down). A worker waiting
+# for its item sleeps; it needs a core only to ask for the item and to hand the batch back.
+#
+# Where is the line for workers started every epoch? With k of them an epoch costs about a
+# fixed start-up S plus the loading time L (the 0-worker epoch) divided by k, so they win
+# once S + L / k < L, that is once L > S · k / (k − 1). S comes from the 64-item row, and
+# the 8-item row checks the line. What this run measured:
 
 # %%
-for k in (2, 3):
-    if str(k) in epochs.get(96, {}):
-        startup = helpers.datasets.startup_seconds(epochs[96]["0"], epochs[96][str(k)], k)
-        line = helpers.datasets.break_even_seconds(startup, k)
-        print(f"{k} workers: start-up about {startup * 1000:.0f} ms per epoch; they pay off once an "
-              f"epoch's loading takes more than {line * 1000:.0f} ms with 0 workers, about "
-              f"{math.ceil(line / wait_s)} items of 8 ms. The small dataset's {epochs[8]['0'] * 1000:.0f} ms "
-              f"is {'below' if epochs[8]['0'] < line else 'above'} that line, the larger one's "
-              f"{epochs[96]['0'] * 1000:.0f} ms {'above' if epochs[96]['0'] > line else 'below'} it.")
+if 64 in epochs:
+    for line in helpers.loader_verdicts.worker_verdicts(epochs, wait_s, helpers.datasets.cpu_count()):
+        print(line)
 
 # %% [markdown]
-# Kept workers pay the start-up once, not every epoch, which moves the line down to the
-# cost of passing batches back. For items that *compute* (decoding images, augmenting),
-# workers help only when there are idle cores for them: with two cores that also run the
-# training step, there are few (the timeline of section 7, with items that compute, shows
-# it). Measure on the machine you train on before choosing `num_workers`.
+# Kept workers pay the start-up once instead of every epoch, which moves the line down to the
+# cost of passing batches back. Items
+# that *compute* (decoding, augmenting) are another matter: such a worker needs a core for
+# the whole item, and section 10 measured what two workers did for `jitter` on this machine.
+# Measure on the machine you train on before choosing `num_workers`.
 #
 # ## 13. Common mistakes
 #
@@ -1570,8 +1720,10 @@ print("fix, one iterator:             ", [next(batches_iter).tolist() for _ in r
 #   a dataset owns must be reseeded per worker; streams must be sharded; each worker may
 #   have `prefetch_factor` batches requested ahead.
 # - In a training loop, measure per step the time waiting for data against computing;
-#   for in-memory tensors fetch whole batches; workers pay off above a break-even amount of
-#   loading per epoch; `pin_memory` with `non_blocking=True` overlaps copies to a GPU.
+#   for in-memory tensors fetch whole batches. Workers that wait for their items need no
+#   core, so more of them than cores can still help; started every epoch, they pay off above
+#   a break-even amount of loading, which this page measured for its own machine;
+#   `pin_memory` with `non_blocking=True` overlaps copies to a GPU.
 #
 # **Next**: notebook 06 looks at what happens after the batch arrives: define-by-run
 # execution, `torch.compile` and measuring speed correctly.
@@ -1587,9 +1739,10 @@ def median_update_ms(explorer, repeat=3):
     return sorted(times)[len(times) // 2]
 
 
-# the timeline measures a DataLoader run at every update: one update is timed, not three
-for label, make, repeat in [("DataLoader explorer", helpers.data.explore, 3),
-                            ("timeline view", helpers.loader_timeline.explore, 1)]:
-    print(f"{label}: {'median ' if repeat > 1 else ''}update (model + draw) "
-          f"{median_update_ms(make(), repeat):.0f} ms")
+make_batches_view = helpers.data.explore
+print(f"DataLoader explorer: median update (model + draw) {median_update_ms(make_batches_view()):.0f} ms")
+# the timeline measures a DataLoader run at every update: its first update, in section 7, is the one timed
+print(f"timeline view: one update (a measured run, then the picture) "
+      f"{(timeline_view.timings['model'] + timeline_view.timings['draw']) * 1000:.0f} ms")
+print(helpers.loader_verdicts.machine_line())
 print(f"this notebook ran top to bottom in {time.perf_counter() - notebook_start:.1f} s")

@@ -63,6 +63,22 @@ WRONG = {
          "    val = [i for i, g in enumerate(groups) if int(g) in chosen]\n"
          "    return Subset(dataset, list(range(len(dataset)))), Subset(dataset, val)\n",
          "exactly once", "data.split-protocol"),
+        ("def group_split(dataset, groups, n_val_groups, seed):\n"
+         "    names = sorted(set(int(g) for g in groups))\n"
+         "    order = torch.randperm(len(names), generator=torch.Generator().manual_seed(seed))\n"
+         "    chosen = {names[k] for k in order[:n_val_groups].tolist()}\n"
+         "    val = [i for i, g in enumerate(groups) if int(g) in chosen]\n"
+         "    train = [i for i, g in enumerate(groups) if int(g) not in chosen]\n"
+         "    return Subset(dataset, val), Subset(dataset, train)\n",
+         "in that order", "data.split-protocol"),
+        ("def group_split(dataset, groups, n_val_groups, seed):\n"
+         "    names = sorted(set(groups))\n"
+         "    order = torch.randperm(len(names), generator=torch.Generator().manual_seed(seed))\n"
+         "    chosen = {names[k] for k in order[:n_val_groups].tolist()}\n"
+         "    val = [i for i, g in enumerate(groups) if g in chosen]\n"
+         "    train = [i for i, g in enumerate(groups) if g not in chosen]\n"
+         "    return Subset(dataset, train), Subset(dataset, val)\n",
+         "0-d tensors", "data.split-tensor-groups"),
     ],
     "05_data-quiz-dropped": [("quiz_dropped = 56", "need to be full", "data.dropped-is-missing"),
                              ("quiz_dropped = 0", "neither pads", "data.drop-last-pads"),
@@ -85,6 +101,14 @@ WRONG = {
         ("def balancing_weights(labels):\n"
          "    return torch.ones(len(labels))\n",
          "Equal weights", "data.weights-uniform"),
+        ("def balancing_weights(labels):\n"
+         "    counts = torch.bincount(labels).double()\n"
+         "    return 1.0 / counts[labels] ** 2\n",
+         "add up to", "data.weights-not-proportional"),
+        ("def balancing_weights(labels):\n"
+         "    classes, counts = labels.unique(return_counts=True)\n"
+         "    return 1.0 / counts[labels].double()\n",
+         "label's value", "data.weights-class-ids"),
     ],
     "05_data-collate": [
         ("def pad_collate(batch):\n"
@@ -116,6 +140,25 @@ WRONG = {
          "    lengths = torch.tensor([len(s) for s, _ in batch])\n"
          "    return padded, lengths, [y for _, y in batch]\n",
          "three results", "data.collate-protocol"),
+        ("def pad_collate(batch):\n"
+         "    batch = sorted(batch, key=lambda example: len(example[0]), reverse=True)\n"
+         "    padded = pad_sequence([s for s, _ in batch], batch_first=True)\n"
+         "    lengths = torch.tensor([len(s) for s, _ in batch])\n"
+         "    labels = torch.tensor([y for _, y in batch])\n"
+         "    return padded, lengths, labels\n",
+         "order the batch gives them", "data.collate-reorders"),
+        ("def pad_collate(batch):\n"
+         "    padded = pad_sequence([s for s, _ in batch], batch_first=True)\n"
+         "    lengths = torch.tensor([len(s) for s, _ in batch], dtype=torch.int32)\n"
+         "    labels = torch.tensor([y for _, y in batch])\n"
+         "    return padded, lengths, labels\n",
+         "torch's dtype for counts", "data.collate-protocol"),
+        ("def pad_collate(batch):\n"
+         "    padded = pad_sequence([s for s, _ in batch], batch_first=True)\n"
+         "    lengths = torch.tensor([len(s) for s, _ in batch])\n"
+         "    labels = torch.tensor([y for _, y in batch])\n"
+         "    return padded, labels, lengths\n",
+         "are swapped", "data.collate-protocol"),
     ],
     "05_data-buckets": [
         ("def bucket_batches(lengths, batch_size):\n"
@@ -148,7 +191,7 @@ WRONG = {
          "still draw the same", "data.workers-own-rng"),
         ("def seed_worker(worker_id):\n"
          "    get_worker_info().dataset.rng = np.random.default_rng(worker_id)\n",
-         "with another seed", "data.seed-from-worker-id"),
+         "another worker seed", "data.seed-from-worker-id"),
         ("def seed_worker(worker_id):\n"
          "    get_worker_info().dataset.rng = np.random.default_rng()\n",
          "gave different noise", "data.seed-not-reproducible"),
@@ -200,7 +243,40 @@ WRONG = {
          "        n, k, w = len(self.records), info.num_workers, info.id\n"
          "        return iter(self.records[w * n // k:(w + 1) * n // k])\n",
          "is None in the main process", "data.stream-main-process"),
+        ("class ChunkedStream(IterableDataset):\n"
+         "    def __init__(self, records):\n"
+         "        self.records = records\n"
+         "    def __iter__(self):\n"
+         "        info = get_worker_info()\n"
+         "        if info is None:\n"
+         "            return iter(self.records)\n"
+         "        n, k, w = len(self.records), info.num_workers, info.id\n"
+         "        yield from self.records[w * n // k:(w + 1) * n // k]\n",
+         "yielded nothing", "data.stream-main-process"),
+        ("class ChunkedStream(IterableDataset):\n"
+         "    def __init__(self, records):\n"
+         "        self.records = records\n"
+         "    def __iter__(self):\n"
+         "        info = get_worker_info()\n"
+         "        if info is None:\n"
+         "            return iter(self.records)\n"
+         "        n, k, w = len(self.records), info.num_workers, info.id\n"
+         "        per = n // k\n"
+         "        return iter(self.records[w * per:n if w == k - 1 else (w + 1) * per])\n",
+         "3 records, 5 workers", "data.shard-unbalanced"),
+        ("class ChunkedStream(IterableDataset):\n"
+         "    def __init__(self, records):\n"
+         "        self.records = records\n"
+         "    def __iter__(self):\n"
+         "        info = get_worker_info()\n"
+         "        if info is None:\n"
+         "            return iter(self.records)\n"
+         "        n, k, w = len(self.records), info.num_workers, info.id\n"
+         "        return iter(self.records[w * n // k:(w + 1) * n // k + 1])\n",
+         "no record twice", "data.shard-not-partition"),
     ],
+    "05_data-quiz-four": [("quiz_four_faster = False", "needs no core", "data.workers-need-cores"),
+                          ('quiz_four_faster = "yes"', "True or False", "data.quiz-bool")],
     "05_data-quiz-ranks": [("quiz_per_rank = 3", "pads the index list", "data.dist-floor"),
                            ("quiz_per_rank = 10", "not the whole dataset", "data.dist-everything")],
     "05_data-shard": [
@@ -216,6 +292,9 @@ WRONG = {
          "    padded = list(range(n)) + list(range(per * world_size - n))\n"
          "    return padded[rank::world_size]\n",
          "disagrees with DistributedSampler", "data.dist-rule"),
+        ("def rank_indices(n, world_size, rank):\n"
+         "    return list(DistributedSampler(range(n), num_replicas=world_size, rank=rank, shuffle=False))\n",
+         "without it", "data.dist-uses-sampler"),
     ],
     "05_data-fit-epoch": [
         ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
@@ -275,7 +354,7 @@ WRONG = {
          "        total += loss.item() * len(targets)\n"
          "        count += len(targets)\n"
          "    return total / count\n",
-         "zero_grad, forward, loss, backward, step", "data.fit-steps"),
+         "still held the previous batch's", "data.fit-steps"),
         ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
          "    model.train()\n"
          "    for inputs, targets in loader:\n"
@@ -283,6 +362,41 @@ WRONG = {
          "        loss_fn(model(inputs), targets).backward()\n"
          "        optimizer.step()\n",
          "mean loss, a Python float", "data.fit-protocol"),
+        ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
+         "    model.train()\n"
+         "    total = 0.0\n"
+         "    for inputs, targets in loader:\n"
+         "        optimizer.zero_grad()\n"
+         "        loss = loss_fn(model(inputs), targets)\n"
+         "        loss.backward()\n"
+         "        optimizer.step()\n"
+         "        total += loss.item() * len(targets)\n"
+         "    return total / len(loader.dataset)\n",
+         "trained on 20 examples", "data.mean-over-dataset"),
+        ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
+         "    model.train()\n"
+         "    total, count = 0.0, 0\n"
+         "    for inputs, targets in loader:\n"
+         "        optimizer.zero_grad()\n"
+         "        loss = loss_fn(model(inputs), targets)\n"
+         "        optimizer.step()\n"
+         "        loss.backward()\n"
+         "        total += loss.item() * len(targets)\n"
+         "        count += len(targets)\n"
+         "    return total / count\n",
+         "found no gradient", "data.fit-steps"),
+        ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
+         "    model.train()\n"
+         "    total, count = 0.0, 0\n"
+         "    for inputs, targets in loader:\n"
+         "        optimizer.zero_grad()\n"
+         "        loss = loss_fn(model(inputs), targets)\n"
+         "        loss.backward()\n"
+         "        optimizer.step()\n"
+         "        total += loss.item() * loader.batch_size\n"
+         "        count += len(targets)\n"
+         "    return total / count\n",
+         "Weight each batch's loss", "data.mean-of-batch-means"),
     ],
 }
 
@@ -340,6 +454,7 @@ ALTERNATIVE = {
         "        base, extra = divmod(len(self.records), k)\n"
         "        start = w * base + min(w, extra)\n"
         "        yield from self.records[start:start + base + (1 if w < extra else 0)]\n"),
+    "05_data-quiz-four": "quiz_four_faster = 4 > 2",
     "05_data-quiz-ranks": "quiz_per_rank = -(-10 // 3)",
     "05_data-shard": (
         "def rank_indices(n, world_size, rank):\n"
