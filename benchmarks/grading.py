@@ -16,7 +16,10 @@ cold neither is warmed: nbgrader's first 06 compiles cold, `course autograde` wa
 cache beside the batch.
 Prints the times, seconds per notebook, the ratio, whether the grades are identical, the
 load average it ran under, and where a submission's seconds go (the harness's own
-per-phase wall and CPU, GRADERS_TIMING_LOG, averaged over the batch).
+per-phase wall and CPU, GRADERS_TIMING_LOG, averaged over the batch: the sandbox's phases,
+the worker's nbgrader steps, the main process's intake). The small batch of issue 32:
+`--copies 6 --notebooks 01_tensors --repeat 3`; the main process's CPU per submission:
+benchmarks/serial_share.py.
 
     python benchmarks/grading.py [--copies K] [--notebooks 01_tensors ...] [--repeat N]
                                  [--compile-cache warm|cold]
@@ -147,16 +150,17 @@ def breakdown(timing_log: Path) -> str:
             total[1] += cpu
     order = ["template start (once per worker)",
              "sandbox+runner start", "kernel start", "imports", "student's cells", "integrity checks",
-             "teardown, result", "total", "main: sanitize (nbgrader pass 1)",
-             "main: finish (nbgrader pass 2, gradebook)"]
+             "teardown, result", "total", "worker: sanitize (nbgrader)", "worker: finish (nbgrader)",
+             "main: intake (gradebook, files, status)"]
     rows = [f"per submission (mean of {len(lines)})       wall s   CPU s"]
     for phase in order + sorted(set(totals) - set(order)):
         if phase in totals:
             wall, cpu = (v / len(lines) for v in totals[phase])
             label = "  = sandbox total" if phase == "total" else phase
             rows.append(f"  {label:<42}{wall:>7.2f}{cpu:>8.2f}")
-    cpu_all = sum(totals.get(p, [0, 0])[1] for p in ("total", "main: sanitize (nbgrader pass 1)",
-                                                    "main: finish (nbgrader pass 2, gradebook)")) / len(lines)
+    cpu_all = sum(totals.get(p, [0, 0])[1] for p in ("total", "worker: sanitize (nbgrader)",
+                                                    "worker: finish (nbgrader)",
+                                                    "main: intake (gradebook, files, status)")) / len(lines)
     rows.append(f"  {'CPU per submission, all processes':<42}{'':>7}{cpu_all:>8.2f}")
     return "\n".join(rows)
 

@@ -12,8 +12,13 @@ With ``--python`` the same batch also runs under another interpreter (an environ
 another checkout of the code: the before of a change), on a course built the same way, in
 the same run.
 
+With ``--intake N`` the main process's intake is fed N ready results (no execution): how many
+submissions per second it absorbs, and whether that falls as the class grows. With
+``--projection``, the 500 x 6 projection on 64 worker cores from this run's figures.
+
     python benchmarks/serial_share.py [--copies K] [--notebooks 01_tensors ...]
                                       [--local-cluster] [--python OTHER_PYTHON] [--repeat N]
+                                      [--intake N [--group G]] [--projection]
 """
 
 from __future__ import annotations
@@ -82,10 +87,12 @@ def probe(course: str, workers: int, scheduler: str | None) -> dict:
     live = {t.native_id: (t.name, _thread_cpu(t.native_id)) for t in threading.enumerate()
             if t is not threading.main_thread() and t.native_id}
     threads = {**ended, **live}
-    sandbox = 0.0  # the sandboxes' own measure of their CPU (runner, kernel; the template's start)
+    sandbox = pipeline = 0.0  # the sandboxes' own measure of their CPU; the workers' nbgrader steps
     for line in Path(os.environ["GRADERS_TIMING_LOG"]).read_text().splitlines() if os.path.exists(
             os.environ["GRADERS_TIMING_LOG"]) else []:
-        sandbox += json.loads(line)["phases"].get("total", [0.0, 0.0])[1]
+        phases = json.loads(line)["phases"]
+        sandbox += phases.get("total", [0.0, 0.0])[1]
+        pipeline += sum(cpu for name, (_, cpu) in phases.items() if name.startswith("worker:"))
     return {"n": len(records), "statuses": sorted({r.status for r in records}),
             "score": sum(r.score for r in records),
             "wall": wall1 - wall0, "cpu": cpu1 - cpu0,
@@ -94,7 +101,67 @@ def probe(course: str, workers: int, scheduler: str | None) -> dict:
             "main_thread": main1 - main0,
             "grading_threads": sum(c for name, c in threads.values() if name.startswith("grading")),
             "other_threads": sum(c for name, c in threads.values() if not name.startswith("grading")),
-            "sandbox": sandbox}
+            "sandbox": sandbox, "worker_nbgrader": pipeline}
+
+
+def intake_stream(tmp: Path, n: int, group: int) -> dict:
+    """Feed the main process's intake ``n`` ready results (one real graded 01 submission,
+    under ``n`` student names), ``group`` at a time (1: each result alone, the worst case);
+    no execution. Its wall and CPU per submission, per fifth of the stream (the cost must not
+    grow with the class)."""
+    os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", "")
+    from nbgrader.api import Gradebook
+
+    from graders.autograde import recorded
+    from graders.autograde.intake import Intake
+    from graders.autograde.jobs import Job
+    from graders.autograde.pipeline import Assignment, Submission, grade
+    from graders.course.config import Course
+
+    course = tmp / "intake"
+    build(course, ["01_tensors"], 1)
+    loaded = Course(course)
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", loaded.config.CourseDirectory.course_id) as gb:
+        record = recorded.read_assignment(gb, "01_tensors")
+    notebook = course / "submitted" / "student00" / "01_tensors" / "01_tensors.ipynb"
+    assignment = Assignment("01_tensors", loaded.config, record, {},
+                            (course / "release" / "01_tensors" / "01_tensors.ipynb").read_text(),
+                            loaded.limits().values(), True)
+    graded = grade(Submission("student00", notebook.read_bytes(), folder=str(notebook.parent)), assignment)
+    assert graded.status == "ok", graded.reason
+    intake = Intake(loaded.config)
+    laps, done = [], 0
+    started = time.monotonic(), time.process_time()
+    while done < n:
+        size = min(group, n - done)
+        batch = [(Job(f"s{done + k:05d}", "01_tensors"), graded, "0" * 64) for k in range(size)]
+        intake.absorb(batch)
+        done += size
+        laps.append((done, time.monotonic() - started[0], time.process_time() - started[1]))
+    intake.close()
+    fifths = []
+    for k in range(1, 6):
+        end = next(lap for lap in laps if lap[0] >= n * k // 5)
+        begin = next((lap for lap in laps if lap[0] >= n * (k - 1) // 5), (0, 0.0, 0.0)) if k > 1 else (0, 0.0, 0.0)
+        count = end[0] - begin[0]
+        fifths.append(((end[1] - begin[1]) / count, (end[2] - begin[2]) / count))
+    wall, cpu = laps[-1][1], laps[-1][2]
+    return {"n": n, "group": group, "wall": wall, "cpu": cpu, "rate": n / wall, "fifths": fifths,
+            "notebook_kb": len(next(iter(graded.files.values()))) / 1024}
+
+
+def projection(students: int, notebooks: int, cores: int, worker_cpu: float, main_cpu: float, rate: float) -> str:
+    n = students * notebooks
+    workers = n * worker_cpu / cores
+    main = max(n * main_cpu, n / rate)
+    bound = "the workers" if workers >= main else "the main process"
+    return (f"PROJECTION (from the figures measured above, not a measured cluster run): {students} students x "
+            f"{notebooks} notebooks = {n} submissions on {cores} worker cores:\n"
+            f"  the workers' share {n} x {worker_cpu:.2f} CPU-s / {cores} cores = {workers / 60:.1f} min; "
+            f"the main process's serial share max({n} x {main_cpu:.3f} CPU-s, {n} / {rate:.0f} per s) = "
+            f"{main / 60:.1f} min\n"
+            f"  so about {max(workers, main) / 60:.1f} min, bound by {bound}; "
+            f"the main process would keep up with {worker_cpu / max(main_cpu, 1 / rate):.0f} worker cores")
 
 
 def build(course: Path, stems: list[str], copies: int) -> int:
@@ -118,13 +185,13 @@ def row(label: str, got: dict) -> str:
     n = got["n"]
     return (f"{label:<28}{n:>4}{got['wall']:>8.1f}{got['cpu'] / n:>10.3f}{got['cpu_from_first_dispatch'] / n:>10.3f}"
             f"{got['main_thread'] / n:>9.3f}{got['grading_threads'] / n:>9.3f}{got['other_threads'] / n:>8.3f}"
-            f"{got['sandbox'] / n:>9.2f}")
+            f"{got['sandbox'] / n:>9.2f}{got.get('worker_nbgrader', 0.0) / n:>10.3f}")
 
 
 HEADER = (f"{'batch':<28}{'n':>4}{'wall s':>8}{'proc CPU':>10}{'from 1st':>10}{'main th':>9}"
-          f"{'grading':>9}{'other':>8}{'sandbox':>9}\n"
+          f"{'grading':>9}{'other':>8}{'sandbox':>9}{'nbgrader':>10}\n"
           f"{'':<28}{'':>4}{'':>8}{'s / sub':>10}{'s / sub':>10}{'s / sub':>9}{'s / sub':>9}{'s / sub':>8}"
-          f"{'s / sub':>9}")
+          f"{'s / sub':>9}{'s / sub':>10}")
 
 
 def main() -> int:
@@ -132,21 +199,29 @@ def main() -> int:
     parser.add_argument("--probe", help=argparse.SUPPRESS)
     parser.add_argument("--scheduler", help=argparse.SUPPRESS)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--copies", type=int, default=12)
+    parser.add_argument("--copies", type=int, default=12, help="0: no real batch (with --intake alone)")
     parser.add_argument("--notebooks", nargs="*", default=["01_tensors"])
     parser.add_argument("--local-cluster", action="store_true",
                         help="also on a LocalCluster (one worker process, a thread per core), held here")
     parser.add_argument("--python", action="append", default=[],
                         help="also run the batch under this interpreter (another checkout's environment)")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--intake", type=int, metavar="N",
+                        help="also feed the intake N ready results (no execution): submissions absorbed per second")
+    parser.add_argument("--group", type=int, default=1, help="results absorbed together by the intake (default 1)")
+    parser.add_argument("--projection", action="store_true",
+                        help="print the 500 x 6 projection on 64 worker cores from this run's figures "
+                             "(needs --local-cluster and --intake; the workers' CPU from the local batch)")
     args = parser.parse_args()
     if args.probe:
         print(json.dumps(probe(args.probe, args.workers, args.scheduler)))
         return 0
+    if args.projection and not (args.local_cluster and args.intake):
+        parser.error("--projection needs --local-cluster and --intake")
     pythons = [sys.executable, *args.python]
     for run in range(args.repeat):
         with tempfile.TemporaryDirectory(prefix="serial-share-") as tmp:
-            rows = []
+            rows, measured = [], {}
             load = os.getloadavg()
             cluster = None
             if args.local_cluster:
@@ -154,12 +229,14 @@ def main() -> int:
                 cluster = LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
                                        dashboard_address=":0", memory_limit=0)
             try:
-                for k, python in enumerate(pythons):
+                for k, python in enumerate(pythons if args.copies else []):
                     modes = [("--workers 2", None)] + ([("--scheduler", cluster.scheduler_address)] if cluster else [])
                     for label, scheduler in modes:
                         course = Path(tmp) / f"c{k}{'d' if scheduler else 'l'}"
                         build(course, args.notebooks, args.copies)
                         got = run_probe(python, course, args.workers, scheduler)
+                        if k == 0:
+                            measured[label] = got
                         name = "this checkout" if k == 0 else f"--python {k}"
                         rows.append(row(f"{name}, {label}", got))
                         rows.append(f"{'':<28}statuses {', '.join(got['statuses'])}; score {got['score']:g}")
@@ -175,7 +252,21 @@ def main() -> int:
         print("\n".join(rows))
         print("proc CPU: the main process's own CPU (all its threads) over the batch; from 1st: from its first\n"
               "dispatched submission; main th: its main thread; grading: its grading threads (local only);\n"
-              "sandbox: the sandboxes' CPU as they measure it (runner, kernel, the template's start)")
+              "sandbox: the sandboxes' CPU as they measure it (runner, kernel, the template's start);\n"
+              "nbgrader: the workers' nbgrader steps (sanitize, finish), in their threads")
+        if args.intake:
+            with tempfile.TemporaryDirectory(prefix="intake-") as tmp:
+                fed = intake_stream(Path(tmp), args.intake, args.group)
+            print(f"intake: {fed['n']} ready results ({fed['notebook_kb']:.0f} KB graded 01 notebook each), "
+                  f"{fed['group']} at a time: {fed['wall']:.1f} s, {fed['rate']:.0f} submissions/s absorbed, "
+                  f"{fed['cpu'] / fed['n'] * 1000:.1f} ms CPU each")
+            print("  per fifth of the stream, ms wall / CPU per submission: " +
+                  ", ".join(f"{w * 1000:.1f} / {c * 1000:.1f}" for w, c in fed["fifths"]))
+            if args.projection:
+                local, remote = measured["--workers 2"], measured["--scheduler"]
+                worker_cpu = (local["sandbox"] + local["worker_nbgrader"]) / local["n"]
+                main_cpu = remote["cpu_from_first_dispatch"] / remote["n"]
+                print(projection(500, 6, 64, worker_cpu, main_cpu, fed["rate"]))
         print()
     return 0
 

@@ -52,7 +52,13 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--keep-existing", action="store_true",
                          help="leave assignments already in DIR/release untouched (a student's copies)")
     _add_autograde(commands)
-    _add_common(commands.add_parser("feedback", help="an HTML page per student, hidden tests scrubbed"))
+    feedback = commands.add_parser("feedback", help="an HTML page per graded notebook, hidden tests scrubbed")
+    _add_common(feedback)
+    feedback.add_argument("--workers", type=int, default=os.cpu_count(),
+                          help="pages rendered at once, each in a process (default: cores, %(default)s)")
+    feedback.add_argument("--scheduler", metavar="ADDRESS",
+                          help="render on a Dask distributed cluster, the workers of `course autograde "
+                               "--scheduler`; this process still writes the pages")
     _add_common(commands.add_parser("export", help="write DIR/grades.csv (nbgrader's columns)"),
                 assignments=False)
     _add_common(commands.add_parser("report", help="what the class misunderstood: DIR/reports/<a>.html and .csv"))
@@ -123,7 +129,7 @@ def _run(args) -> int:
     elif args.command == "feedback":
         from .feedback.pages import feedback
         say_overrides(args.course_dir)
-        for path in feedback(args.course_dir, args.assignments):
+        for path in feedback(args.course_dir, args.assignments, workers=args.workers, scheduler=args.scheduler):
             print(f"feedback {path}")
     elif args.command == "export":
         from .course.export import export

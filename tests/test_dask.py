@@ -1,7 +1,9 @@
-"""`course autograde --scheduler`: a real distributed.LocalCluster (2 worker processes of 2
-threads each, the threads of a process sharing its template; the same sandbox) grades as the
-local pool does; a worker killed mid-batch loses nothing; a
-scheduler that cannot be reached, or a worker that cannot sandbox, is a clear error."""
+"""`course autograde --scheduler` and `course feedback --scheduler`: a real
+distributed.LocalCluster (2 worker processes of 2 threads each, the threads of a process
+sharing its template; the same sandbox) grades as the local pool does, each worker running
+the whole pipeline under the course's own nbgrader configuration; a worker killed mid-batch
+loses nothing and duplicates nothing; a scheduler that cannot be reached, or a worker that
+cannot sandbox, is a clear error."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import threading
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 
 import grading_course as gc
@@ -172,3 +175,47 @@ def test_warm_starts_each_workers_template_before_any_submission():
             assert set(pool.client.run(template_running).values()) == {True}, "a worker has no template"
         finally:
             pool.close()
+
+
+def test_the_course_config_acts_on_the_workers_and_the_main_process_never_sanitizes(cluster, tmp_path, monkeypatch):
+    """An instructor's nbgrader_config.py (its own steps defined in the file, LimitOutput, the
+    hidden-test delimiters) takes effect on Dask workers; a sanitize step that raises there
+    makes that one submission invalid with the exception as its reason; feedback pages
+    rendered on the cluster are the ones rendered locally."""
+    from graders.autograde import scratch
+    from graders.course.layout import ensure_course_dir
+    from graders.feedback.pages import feedback
+    from test_course_config import CFG, CONFIG, SECRET
+
+    course = tmp_path / "course"
+    ensure_course_dir(course)
+    with open(course / "nbgrader_config.py", "a") as handle:
+        handle.write(CONFIG)
+    _, release = gc.release(course, {"cfg": gc.build("cfg", CFG)})["cfg"]
+    right = {"cfg-echo": "def echo(n):\n    return n", "cfg-slow": "def slow():\n    return 1"}
+    gc.submit(course, "ref", "cfg", gc.answers(release, **right))
+    gc.submit(course, "wrong", "cfg", gc.answers(release, **{**right, "cfg-echo": "def echo(n):\n    return n + 1"}))
+    gc.submit(course, "tripped", "cfg", gc.answers(release, **right))
+    here = []  # nbgrader's sanitize steps, had this process run them
+    monkeypatch.setattr(scratch.ScratchCourse, "sanitize", lambda self: here.append(self) or 1 / 0)
+    records = {r.student: r for r in autograde(course, scheduler=cluster.scheduler_address, sandbox=_sandbox(),
+                                                 progress=False)}
+    assert here == [], "the main process ran nbgrader's sanitize steps"
+    assert (records["ref"].status, records["ref"].score, records["ref"].max_score) == ("ok", 3, 3)
+    assert (records["wrong"].status, records["wrong"].score) == ("ok", 1)
+    assert records["tripped"].status == "invalid"
+    assert records["tripped"].reason == \
+        "nbgrader could not sanitize it: RuntimeError: the vetting step broke on this notebook"
+    graded = nbformat.read(str(course / "autograded" / "ref" / "cfg" / "cfg.ipynb"), as_version=4)
+    assert graded.metadata.get("stamped_by_instructor") is True  # the step defined in the config file ran
+    test = next(c for c in graded.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "cfg-echo-test")
+    printed = "".join(o.get("text", "") for o in test.outputs if o.output_type == "stream")
+    assert "line 0" in printed and "line 19" not in printed  # c.LimitOutput.max_lines = 7
+    monkeypatch.undo()
+    on_cluster = {p.parent.parent.name: p.read_text() for p in feedback(course, scheduler=cluster.scheduler_address)}
+    assert set(on_cluster) == {"ref", "wrong", "tripped"}
+    for student, page in on_cluster.items():
+        assert "echo(-99)" not in page and SECRET not in page and "BEGIN SECRET" not in page, student
+    assert "did you add one?" in on_cluster["wrong"] and "the vetting step broke" in on_cluster["tripped"]
+    local = {p.parent.parent.name: p.read_text() for p in feedback(course, workers=2)}
+    assert local == on_cluster

@@ -20,6 +20,7 @@ from nbgrader.apps import NbGraderAPI
 import grading_course as gc
 from conftest import sandbox_flags
 from graders.autograde.batch import autograde
+from graders.autograde.status import StatusStore
 from graders.course.config import Course
 
 # its module fixtures build a graded course: under xdist, one worker builds it once
@@ -151,12 +152,15 @@ def test_feedback_shows_results_not_hidden_tests(graded):
     pages = {p.parent.parent.name: p.read_text() for p in (course / "feedback").glob("*/tiny/tiny.html")}
     records = json.loads((course / "grading_status.json").read_text())
     rows = {key.split("/")[0]: r for key, r in records.items() if r["assignment"] == "tiny"}
-    assert set(pages) == set(rows), "a page for every student with a row, whatever the status"
+    submitted = {student for student, r in rows.items() if r["status"] != "missing"}
+    assert set(pages) == submitted, "a page for every submission, whatever its status; none for a missing one"
     for student, page in pages.items():
         for needle in (gc.LEAK_MARK, "add(-7,", "BEGIN HIDDEN", "hidden check failed\\"):
             assert needle not in page, f"{student}'s feedback shows hidden test code ({needle})"
         assert f"Grading status: {rows[student]['status']}." in page, student
-    assert "No notebook was found" in pages["misnamed"]
+    # a missing submission costs no placeholder notebook and no page
+    assert rows["misnamed"]["status"] == "missing" and "misnamed" not in pages
+    assert not (course / "autograded" / "misnamed").exists() and not (course / "feedback" / "misnamed").exists()
     assert "could not be graded" in pages["hooked"] and "pre_run_cell" in pages["hooked"]
     assert "ran too long" in pages["slow"] and "not graded (invalid)" in pages["broken"]
     assert "mul(2, 3) should be 6: did you add?" in pages["wrong"]      # visible test message
@@ -204,13 +208,13 @@ def test_sigkill_mid_batch_then_resume(tmp_path):
     process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
-        while not status_file.exists() and time.monotonic() < deadline:
+        while not StatusStore(course).records and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert status_file.exists(), "the first submission never finished"
+        assert StatusStore(course).records, "the first submission never finished"
     finally:
         os.killpg(process.pid, signal.SIGKILL)  # the run and its workers, all at once
         process.wait()
-    graded_before = json.loads(status_file.read_text())
+    graded_before = StatusStore(course).records  # from the journal: the run never reached its end
     assert 0 < len(graded_before) < len(students), "kill came too late to test a resume"
     ran = run_course("autograde", "--course-dir", str(course), "--workers", "2", *sandbox_flags(), cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr

@@ -1,184 +1,51 @@
-"""`course autograde`: nbgrader's autograde, with execution spread over grading threads
-(each submission in a sandbox of its own) or Dask workers.
+"""`course autograde`: nbgrader's autograde for a class, each submission graded by a worker,
+the gradebook written by this process alone.
 
-Per submission, three steps, as nbgrader's Autograde does them, split across processes:
-1. main process: nbgrader's API runs Autograde with only its sanitize preprocessors
-   (ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells, CheckCellMetadata);
-   this also registers the student and submission in the gradebook;
-   the integrity canaries are added (graders.autograde.integrity);
-2. a worker (graders.autograde.worker): graders.sandbox executes it, sandboxed and limited;
-   a local grading thread (LocalPool) or, with ``scheduler``, a Dask worker
-   (graders.autograde.cluster); an assignment that compiles gets a private copy of its
-   warmed compile cache, which a thread of the main process builds while the other
-   assignments are graded (those that compile are graded last);
-3. main process: the canaries are read and removed; FinishAutograde runs the rest of the
-   course's autograde preprocessors on the executed notebook and SaveAutoGrades commits the
-   grades; then the status record is written.
-A submission that cannot be graded (missing, unreadable, tampering) scores 0 in every cell
-and still leaves a notebook in DIR/autograded, so that its feedback page says why.
-Only the main process writes the gradebook, one submission at a time, so a killed run
-loses at most the submissions in flight, which the next run grades again.
+A worker is a grading thread of this process (graders.autograde.local) or, with
+``scheduler``, a thread of a Dask worker process (graders.autograde.cluster). Each runs the
+whole pipeline of a submission (graders.autograde.pipeline: nbgrader's sanitize steps, the
+sandboxed execution, nbgrader's finishing steps) and returns the graded notebook's folder
+and the grades. This process only
+- reads each submission (its bytes, its fingerprint) and what the gradebook recorded of each
+  assignment (once per batch), and hands them out, a bounded number at a time;
+- writes what comes back: DIR/autograded, the gradebook, the status records
+  (graders.autograde.intake), in groups, as results arrive;
+- scores a missing submission 0 itself, with no notebook to grade.
+An assignment that calls torch.compile gets a private copy of its warmed compile cache per
+submission; a thread of this process warms it while the other assignments are graded (those
+that compile are handed out last). A killed run loses at most the submissions in flight,
+which the next run grades again.
 """
 
 from __future__ import annotations
 
 import getpass
-import itertools
+import hashlib
 import json
-import logging
 import os
-import re
-import shutil
 import sys
 import time
-import warnings
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
-import nbformat
-from nbformat.v4 import new_output
-from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.apps import NbGraderAPI
-from nbgrader.utils import is_grade
-from sqlalchemy.exc import SAWarning
+from nbgrader.api import MissingEntry
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.utils import find_all_files
 from tqdm import tqdm
 
 from graders.course import compile_cache
 from graders.course.config import Course
 from graders.course.layout import CourseError, ensure_course_dir, released_assignments
 from graders.sandbox.bwrap import SandboxUnavailable, require_bwrap
-from graders.sandbox.execute import Outcome
 from graders.sandbox.limits import Limits
 
-from . import integrity
-from .finish import FinishAutograde, sanitizing_preprocessors
-from .jobs import Job, find_jobs, submitted_path
+from . import pipeline, recorded
+from .intake import Intake
+from .jobs import Job, SubmissionLost, find_jobs, submitted_path
 from .local import LocalPool
-from .preprocessors import FirstHalfEnds
-from .status import Record, StatusStore, fingerprint
-
-# nbgrader's Gradebook builds a new submission with backrefs to its student and assignment,
-# which SQLAlchemy 2 no longer cascades, and adds it to the session itself: the warning it
-# gives for every new submission (plain `nbgrader autograde` prints it too) is noise here.
-_NEW_SUBMISSION_NOISE = r"Object of type <Submitted\w+> not in session"
-
-
-class Grader:
-    """The main process's side: sanitize, hand out, finish, record."""
-
-    def __init__(self, course: Course, limits: Limits, sandbox: bool):
-        warnings.filterwarnings("ignore", message=_NEW_SUBMISSION_NOISE, category=SAWarning)
-        self.course_dir = course.dir
-        self.limits, self.sandbox = limits, sandbox
-        # the first half only: workers execute, FinishAutograde runs the course's second half
-        config = course.nbgrader(Autograde={
-            "autograde_preprocessors": [FirstHalfEnds],
-            "sanitize_preprocessors": sanitizing_preprocessors(course.config.Autograde.get("sanitize_preprocessors"))})
-        self.api = NbGraderAPI(config=config)
-        self.api.log.setLevel(logging.ERROR)
-        self.finisher = FinishAutograde(coursedir=self.api.coursedir, parent=self.api,
-                                        steps=course.config.Autograde.get("autograde_preprocessors"))
-        self.store = StatusStore(self.course_dir)
-        self.gradebook = Gradebook(self.api.coursedir.db_url, self.api.coursedir.course_id)
-
-    def close(self) -> None:
-        self.gradebook.close()
-
-    # -- step 1 -----------------------------------------------------------------------------
-    def sanitize(self, job: Job) -> Record | tuple[Path, object]:
-        """The sanitized notebook's path and content, or the final Record when nothing can run."""
-        path = submitted_path(self.course_dir, job)
-        if not path.exists():
-            return self.zero(job, "missing", f"no {path.name} in submitted/{job.student}/{job.assignment}/")
-        try:
-            nbformat.read(str(path), as_version=4)
-        except Exception as error:
-            return self.zero(job, "invalid", f"unreadable notebook: {type(error).__name__}: {_first_line(error)}")
-        result = self.api.autograde(job.assignment, job.student, force=True, create=True)
-        target = self.course_dir / "autograded" / job.student / job.assignment / path.name
-        if not result["success"] or not target.exists():
-            return self.zero(job, "invalid", "nbgrader could not sanitize it: " + _nbgrader_error(result))
-        nb = nbformat.read(str(target), as_version=4)
-        missing = self._unrestored_cells(job, nb)
-        if missing:
-            return self.zero(job, "invalid", f"test cells missing and not restorable: {', '.join(missing)}", nb=nb)
-        return target, nb
-
-    def _unrestored_cells(self, job: Job, nb) -> list[str]:
-        present = {c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells}
-        expected = [g.name for g in self.gradebook.find_notebook(job.assignment, job.assignment).grade_cells]
-        self.gradebook.db.commit()
-        return [name for name in expected if name not in present]
-
-    # -- step 3 -----------------------------------------------------------------------------
-    def finish(self, job: Job, outcome: Outcome, check: integrity.Check) -> Record:
-        outcome = integrity.conclude(outcome, check)
-        if outcome.findings:
-            return self.zero(job, "invalid", "tampering: " + "; ".join(outcome.findings), outcome.seconds,
-                             nb=outcome.notebook)
-        if outcome.notebook is None:
-            return self.zero(job, outcome.status, outcome.reason, outcome.seconds)
-        self.finisher.finish(outcome.notebook, job.assignment, job.student,
-                             {"status": outcome.status, "reason": outcome.reason})
-        return self.record(job, outcome.status, outcome.reason, outcome.seconds)
-
-    def zero(self, job: Job, status: str, reason: str, seconds: float = 0.0, nb=None) -> Record:
-        """Score 0 for every cell, as nbgrader does for a missing notebook, so every student
-        and assignment appears in the gradebook and the export; the autograded notebook
-        (``nb``, else the released one) has every test cell say why, for the feedback."""
-        gb = self.gradebook
-        gb.update_or_create_student(job.student)
-        submission = gb.update_or_create_submission(job.assignment, job.student)
-        for notebook in submission.notebooks:
-            for grade in notebook.grades:
-                grade.auto_score = 0
-                grade.needs_manual_grade = False
-        gb.db.commit()
-        self._write_ungraded(job, status, reason, nb)
-        return self.record(job, status, reason, seconds)
-
-    def _write_ungraded(self, job: Job, status: str, reason: str, nb) -> None:
-        folder = self.course_dir / "autograded" / job.student / job.assignment
-        # a stale autograded copy from an earlier run must not feed the feedback
-        shutil.rmtree(folder, ignore_errors=True)
-        if nb is None:
-            released = self.course_dir / "release" / job.assignment / f"{job.assignment}.ipynb"
-            if not released.exists():
-                return
-            nb = nbformat.read(str(released), as_version=4)
-        for cell in nb.cells:
-            if cell.cell_type == "code" and is_grade(cell):
-                cell.outputs = [o for o in cell.get("outputs", []) if o.get("output_type") != "error"]
-                cell.outputs.append(new_output("error", ename="NotRun",
-                                               evalue=f"not graded ({status}): {reason}", traceback=[]))
-        folder.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, str(folder / f"{job.assignment}.ipynb"))
-
-    def record(self, job: Job, status: str, reason: str, seconds: float) -> Record:
-        gb = self.gradebook
-        gb.db.commit()  # end any read transaction so SaveAutoGrades' commit is visible
-        submission = gb.find_submission(job.assignment, job.student)
-        record = Record(job.student, job.assignment, status, float(submission.score),
-                        float(submission.max_score), round(seconds, 2), reason,
-                        fingerprint(submitted_path(self.course_dir, job)))
-        gb.db.commit()
-        self.store.put(record)
-        return record
-
-    def stored(self, job: Job) -> Record | None:
-        """The stored record, its score re-read from the gradebook (a manual grade counts),
-        when graded before on the same file and still in the gradebook; else None."""
-        record = self.store.get(job.student, job.assignment)
-        if record is None or record.fingerprint != fingerprint(submitted_path(self.course_dir, job)):
-            return None
-        try:
-            submission = self.gradebook.find_submission(job.assignment, job.student)
-            record.score, record.max_score = float(submission.score), float(submission.max_score)
-            return record
-        except MissingEntry:
-            return None
-        finally:
-            self.gradebook.db.commit()
+from .pipeline import Assignment, Submission
+from .status import Record
+from .worker import read_files
 
 
 def autograde(course_dir: Path, assignments: list[str] | None = None, workers: int | None = None,
@@ -186,7 +53,7 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
               progress: bool = True, scheduler: str | None = None, pool=None) -> list[Record]:
     """Grade every submission of ``assignments``; return one Record per (student, assignment).
     ``limits``: the course's (c.Limits.*, c.Execute.timeout) when None. ``scheduler``: a Dask
-    scheduler's address (graders.autograde.cluster) instead of ``workers`` local processes.
+    scheduler's address (graders.autograde.cluster) instead of ``workers`` local threads.
     ``pool``: one already started (graders.autograde.local.start, which `course autograde`
     calls before importing this module); the batch closes it, however it ends."""
     try:
@@ -201,7 +68,7 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
             pool = DaskPool(scheduler, sandbox, limits.values())  # fails here, before the gradebook is touched
         elif pool is None:
             pool = LocalPool(workers or os.cpu_count(), limits, sandbox)
-        grader = Grader(course, limits, sandbox)
+        intake = Intake(course.config)
     except BaseException:
         if pool is not None:
             pool.close()
@@ -209,63 +76,129 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
     records: dict[str, Record] = {}
     todo = []
     for job in jobs:
-        done = None if force else grader.stored(job)
+        done = None if force else intake.stored(job)
         if done is not None:
             records[job.key] = done
         else:
             todo.append(job)
-    if todo and hasattr(pool, "warm"):
+    if todo:
         pool.warm()
     # The compile caches warm (one reference run each, about 30 s for 06) beside the batch:
     # the assignments that need none are graded meanwhile, those that do come last and wait.
     compiling = compile_cache.needing_warm_up(course, sorted({job.assignment for job in todo}))
     todo = interleaved(todo, last=compiling)
     warming = _Warming(course, compiling, limits, sandbox)
+    handouts = _Handouts(course, intake, pool, limits, sandbox)
     bar = tqdm(total=len(todo), desc="autograde", unit="nb", disable=not progress)
-    running = {}
-
     timings = TimingLog(os.environ.get("GRADERS_TIMING_LOG"))
+    running: dict = {}
 
-    def collect(done) -> None:
+    def absorb(done) -> None:
+        clock = _Clock()
+        results = []
         for future in done:
-            job, check, started, sanitized = running.pop(future)
+            job, started, print_ = running.pop(future)
             try:
-                outcome = pool.outcome(future, time.monotonic() - started)
+                graded = pool.result(future)
             except CourseError:
                 raise
-            except Exception as error:  # a grader bug must not end the batch either
-                outcome = Outcome("crashed", f"the grader failed on it: {type(error).__name__}: "
-                                  f"{_first_line(error)}", time.monotonic() - started)
-            clock = timings.clock()
-            records[job.key] = grader.finish(job, outcome, check)
-            timings.write(job, outcome.timing, sanitized, clock.read())
+            except Exception as error:  # a grader bug, workers that died: not the end of the batch
+                reason = str(error) if isinstance(error, SubmissionLost) else \
+                    f"the grader failed on it: {type(error).__name__}: {_first_line(error)}"
+                graded = pipeline.ungraded(handouts.assignment(job.assignment), None, "crashed", reason,
+                                           started)
+            results.append((job, graded, print_))
+        for record in intake.absorb(results):
+            records[record.key] = record
+        spent = clock.read()
+        for job, graded, _ in results:
+            timings.write(job, graded.timing, [t / len(results) for t in spent])
+        bar.update(len(results))
+
+    def dispatch(job: Job) -> None:
+        path = submitted_path(course.dir, job)
+        if not path.exists():
+            records[job.key] = intake.missing(job, f"no {path.name} in submitted/{job.student}/{job.assignment}/")
             bar.update()
+            return
+        data = path.read_bytes()
+        cache = warming.cache(job.assignment, lambda: absorb(pool.ready(running, block=False)))
+        submission = Submission(job.student, data, graders_state=handouts.graders_state(job))
+        if pool.local:
+            submission.folder, submission.cache = str(path.parent), str(cache) if cache else None
+        else:
+            submission.files = {n: b for n, b in read_files(path.parent).items() if n != path.name}
+            submission.cache = handouts.cache(cache)
+        future = pool.submit(pipeline.grade, submission, handouts.get(job.assignment),
+                             key=f"autograde-{job.key}-{os.urandom(6).hex()}")
+        running[future] = (job, time.monotonic(), hashlib.sha256(data).hexdigest())
 
     try:
         for job in todo:
-            clock = timings.clock()
-            prepared = grader.sanitize(job)
-            if isinstance(prepared, Record):
-                records[job.key] = prepared
-                bar.update()
-            else:
-                target, nb = prepared
-                run_nb, check = integrity.instrument(nb)
-                sanitized = clock.read()
-                cache = warming.cache(job.assignment, lambda: collect(pool.ready(running, block=False)))
-                future = pool.submit(f"autograde-{job.key}-{check.nonce[:12]}", target.parent, run_nb,
-                                     limits.values(), sandbox, check.prologue, cache)
-                running[future] = (job, check, time.monotonic(), sanitized)
-            # finish whatever is ready between sanitizing, so workers never wait on us long
-            collect(pool.ready(running, block=False))
+            while len(running) >= pool.capacity:
+                absorb(pool.ready(running, block=True))
+            dispatch(job)
+            absorb(pool.ready(running, block=False))
         while running:
-            collect(pool.ready(running, block=True))
+            absorb(pool.ready(running, block=True))
     finally:
         bar.close()
         warming.close()
         pool.close()
-        grader.close()
+        intake.close()
     return [records[job.key] for job in jobs]
+
+
+class _Handouts:
+    """What the workers get once per assignment: the Assignment (graders.autograde.pipeline),
+    shared through the pool (on a cluster: sent to each worker once), the grades graders gave
+    by hand so far, and the warmed compile caches' files."""
+
+    def __init__(self, course: Course, intake: Intake, pool, limits: Limits, sandbox: bool):
+        self.course, self.intake, self.pool = course, intake, pool
+        self.limits, self.sandbox = limits, sandbox
+        self.made: dict[str, Assignment] = {}
+        self.shared: dict[str, object] = {}
+        self.states: dict[str, dict] = {}
+        self.caches: dict[Path, object] = {}
+
+    def assignment(self, name: str) -> Assignment:
+        if name not in self.made:
+            gradebook = self.intake.gradebook
+            try:
+                record = recorded.read_assignment(gradebook, name)
+            except MissingEntry:
+                raise CourseError(f"{name} is not in the gradebook: run `course release {name}` first") from None
+            coursedir = CourseDirectory(config=self.course.config)
+            source = Path(coursedir.format_path(coursedir.source_directory, ".", name))
+            master = {str(Path(f).relative_to(source)): Path(f).read_bytes()
+                      for f in find_all_files(str(source), coursedir.ignore + ["*.ipynb"])}
+            released = self.course.dir / "release" / name / f"{name}.ipynb"
+            self.made[name] = Assignment(name, self.course.config, record, master,
+                                         released.read_text() if released.exists() else _EMPTY,
+                                         self.limits.values(), self.sandbox)
+            self.states[name] = recorded.graders_states(gradebook, name)
+        return self.made[name]
+
+    def get(self, name: str):
+        if name not in self.shared:
+            self.shared[name] = self.pool.share(self.assignment(name))
+        return self.shared[name]
+
+    def graders_state(self, job: Job) -> recorded.SubmissionState | None:
+        self.assignment(job.assignment)
+        return self.states[job.assignment].get(job.student)
+
+    def cache(self, folder: Path | None):
+        """The warmed cache's files, shared through the pool once per batch."""
+        if folder is None:
+            return None
+        if folder not in self.caches:
+            self.caches[folder] = self.pool.share(read_files(folder))
+        return self.caches[folder]
+
+
+_EMPTY = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
 
 
 def interleaved(jobs: list[Job], last=()) -> list[Job]:
@@ -319,19 +252,15 @@ class _Clock:
 
 
 class TimingLog:
-    """With GRADERS_TIMING_LOG=FILE (benchmarks/grading.py), one JSON line per executed
-    submission: the worker's phases and the main process's two nbgrader passes."""
+    """With GRADERS_TIMING_LOG=FILE (benchmarks/), one JSON line per graded submission: the
+    worker's phases and this process's share of writing it."""
 
     def __init__(self, path: str | None):
         self.path = path
 
-    def clock(self) -> _Clock:
-        return _Clock()
-
-    def write(self, job: Job, phases: dict, sanitized: list[float], finished: list[float]) -> None:
+    def write(self, job: Job, phases: dict, intake: list[float]) -> None:
         if self.path:
-            line = {"key": job.key, "phases": {**phases, "main: sanitize (nbgrader pass 1)": sanitized,
-                                               "main: finish (nbgrader pass 2, gradebook)": finished}}
+            line = {"key": job.key, "phases": {**phases, "main: intake (gradebook, files, status)": intake}}
             with open(self.path, "a") as handle:
                 handle.write(json.dumps(line) + "\n")
 
@@ -350,24 +279,5 @@ def _check_sandbox(sandbox: bool, local: bool = True) -> None:
             raise CourseError(str(error)) from None
 
 
-def _first_line(error: Exception) -> str:
+def _first_line(error: BaseException) -> str:
     return (str(error).strip().splitlines() or [""])[0][:200]
-
-
-_EXCEPTION = re.compile(r"[A-Za-z_][\w.]*(: \S|(Error|Exception)$)")
-
-
-def _nbgrader_error(result: dict) -> str:
-    """The most telling line of nbgrader's captured log and traceback: its first error, and
-    when that is a traceback, the exception that ends it."""
-    text = (result.get("log") or "") + "\n" + (result.get("error") or "")
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    for k, line in enumerate(lines):
-        if not line.startswith("[ERROR]") or "error processing" in line or "see the" in line.lower():
-            continue
-        line = line.removeprefix("[ERROR] ")
-        if line.startswith("Traceback (most recent call last)"):
-            block = itertools.takewhile(lambda later: not later.startswith("["), lines[k + 1:])
-            line = ([later for later in block if _EXCEPTION.match(later)] or [line])[-1]
-        return line[:300]
-    return (lines[-1] if lines else "unknown error")[:300]

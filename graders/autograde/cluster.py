@@ -1,27 +1,29 @@
 """`course autograde --scheduler ADDRESS`: the execution step on a Dask distributed cluster.
 
 Dask does the scheduling, the queue and the retries: each submission is one
-``Client.submit`` of ``worker.run_packed`` (a key of its own, never cached), collected with
-``as_completed``. A worker process that dies mid-submission is Dask's business too: the
-scheduler hands its tasks to another worker (up to ``distributed.scheduler.allowed-failures``
-times, then ``KilledWorker``, which the batch records as ``crashed``). The main process
-keeps its part (sanitize, canaries, finish, the gradebook, the status file), so a result is
-written once, when its future completes, and a killed main process resumes as a local run.
+``Client.submit`` of ``graders.autograde.pipeline.grade`` (a key of its own, never cached),
+collected with ``as_completed``. A worker process that dies mid-submission is Dask's
+business too: the scheduler hands its tasks to another worker (up to
+``distributed.scheduler.allowed-failures`` times, then ``KilledWorker``, which the batch
+records as ``crashed``). A worker writes nothing of the course: the main process writes the
+graded notebook, the gradebook and the status file when a future completes, once, so a
+retried submission is written once and a killed main process resumes as a local run.
 
-What crosses the network: to a worker, the sanitized, instrumented notebook and the other
-regular files of its folder; back, the Outcome (the executed notebook and how it ended).
-Before the first submission, every worker is asked (``Client.run``) whether it can sandbox.
+What crosses the network: to every worker once per batch (``Client.scatter``), each
+assignment's Assignment (the course's nbgrader configuration, what the gradebook recorded of
+the assignment, its master files and student copy) and, for one that compiles, the warmed
+compile cache; per submission, the submitted notebook and the other regular files of its
+folder, and any grades given by hand so far; back, the autograded folder's files and the
+submission's grades. Before the first submission, every worker is asked (``Client.run``)
+whether it can sandbox.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from graders.course.layout import CourseError
-from graders.sandbox import COMPILE_CACHE
-from graders.sandbox.execute import Outcome
 
 from . import worker
+from .jobs import SubmissionLost
 
 CONNECT_TIMEOUT_S = 10
 
@@ -68,6 +70,8 @@ def check_workers(client, sandbox: bool) -> list[str]:
 class DaskPool:
     """Submit and collect through a distributed Client: the same calls as the local pool."""
 
+    local = False  # workers see none of the course: what they need is read here and sent
+
     def __init__(self, address: str, sandbox: bool, limits: dict):
         from distributed import as_completed
         self.sandbox, self.limits = sandbox, limits
@@ -78,7 +82,12 @@ class DaskPool:
             self.client.close()
             raise
         self.completed = as_completed(loop=self.client.loop)
-        self.caches: dict[Path, dict[str, bytes]] = {}
+
+    @property
+    def capacity(self) -> int:
+        """Submissions handed out at once: two per worker thread (one running, one waiting)."""
+        threads = sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values())
+        return max(2, 2 * threads)
 
     def warm(self) -> None:
         """Start every worker's template now, as the local pool does, rather than when its
@@ -86,17 +95,14 @@ class DaskPool:
         worker that cannot start one says so on its first submission."""
         self.client.run(worker.prepare, self.limits, self.sandbox, on_error="return")
 
-    def submit(self, key: str, folder: Path, run_nb, limits: dict, sandbox: bool, prologue: str,
-               cache: Path | None = None):
-        # the warmed compile cache travels with each submission: a worker keeps nothing between
-        # them; its files are read once per batch
-        files = worker.pack(folder)
-        if cache:
-            if cache not in self.caches:
-                self.caches[cache] = worker.pack(cache, prefix=f"{COMPILE_CACHE}/")
-            files.update(self.caches[cache])
-        future = self.client.submit(worker.run_packed, files, run_nb, limits, sandbox,
-                                    prologue, key=key, pure=False, retries=1)
+    def share(self, value):
+        """``value`` on every worker, sent once (a task gets it from its own worker's memory);
+        a copy on each, so that a worker killed mid-batch takes none of it away."""
+        [future] = self.client.scatter([value], broadcast=True, hash=False)
+        return future
+
+    def submit(self, function, *args, key: str | None = None):
+        future = self.client.submit(function, *args, key=key, pure=False, retries=1)
         self.completed.add(future)
         return future
 
@@ -105,13 +111,13 @@ class DaskPool:
             return []
         return self.completed.next_batch(block=block)
 
-    def outcome(self, future, seconds: float) -> Outcome:
+    def result(self, future):
         from distributed import KilledWorker
         try:
             return future.result()
         except KilledWorker as error:
-            return Outcome("crashed", f"Dask workers died running it, too often to retry ({error}); "
-                           "rerun this submission alone to investigate", seconds)
+            raise SubmissionLost(f"Dask workers died running it, too often to retry ({error}); "
+                                 "rerun this submission alone to investigate") from None
         except Exception:
             if self.client.status != "running":
                 raise CourseError("lost the Dask scheduler mid-batch; submissions already graded "

@@ -1,8 +1,8 @@
 """nbgrader's Autograde, second half only: grade a notebook that a worker already executed.
 
 Autograde runs ``sanitize_preprocessors`` and then ``autograde_preprocessors`` (which start
-with Execute). The main process runs the first half through nbgrader's own API with an empty
-second half; workers execute; this converter then runs the course's second half
+with Execute). A worker (graders.autograde.pipeline) runs the first half on its scratch course
+(graders.autograde.scratch), executes in the sandbox, then this converter runs the course's second half
 (``c.Autograde.autograde_preprocessors`` when the course sets it, else nbgrader's default)
 with Execute replaced by ExecutedElsewhere, so IgnorePattern, LimitOutput, SaveAutoGrades,
 late penalties, the metadata check and any preprocessor the instructor added are nbgrader's
@@ -17,7 +17,6 @@ import stat
 from pathlib import Path
 
 from nbconvert.writers import FilesWriter
-from nbgrader import utils
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import CheckCellMetadata, Execute, SaveAutoGrades
 from traitlets.utils.importstring import import_item
@@ -75,8 +74,9 @@ class FinishAutograde(Autograde):
                          "db_url": self.coursedir.db_url},
             "graders": outcome,
         }
-        with utils.setenv(NBGRADER_EXECUTION="autograde"):
-            output, resources = self.exporter.from_notebook_node(nb, resources=resources)
+        # (nbgrader sets NBGRADER_EXECUTION=autograde here for Execute's kernel; nothing runs in
+        # this half, and the variable is the process's, shared by the grading threads)
+        output, resources = self.exporter.from_notebook_node(nb, resources=resources)
         # the first half left the file read-only (c.Autograde.permissions, 444): only root
         # could write it again; it gets the same permissions back once written
         target = Path(self._format_dest(assignment, student)) / f"{assignment}.ipynb"

@@ -1,7 +1,8 @@
 """Tampering with grading from inside the kernel: canaries injected before, read after.
 
-Runs in the main process (it reads nbgrader's metadata); the kernel-side half is
-graders.sandbox.guard, which the prologue imports and installs in the kernel.
+Runs in the worker that grades the submission (graders.autograde.pipeline), outside the
+sandbox (it reads nbgrader's metadata); the kernel-side half is graders.sandbox.guard, which
+the prologue imports and installs in the kernel.
 
 Nothing inside the kernel can be *prevented* — the student's code runs with the same
 interpreter as the tests — so we *detect* after execution (graders/THREATS.md):

@@ -12,6 +12,10 @@ from pathlib import Path
 from .status import StatusStore, fingerprint
 
 
+class SubmissionLost(Exception):
+    """A worker pool's word that a submission's workers died, too often to try it again."""
+
+
 @dataclass
 class Job:
     student: str

@@ -1,20 +1,21 @@
 """The local pool: grading threads in the main process, sharing one template sandbox.
 
-A thread only waits: the submission runs in its sandbox (forked from the process's template,
-graders.sandbox.template_host, or a fresh bubblewrap), and the thread copies its folder in,
-sends the notebook and reads the result. One template for all threads, not one per worker
-process, pays torch's import once per batch instead of once per worker, and nothing is
-pickled between processes. Light on purpose (no nbgrader, no gradebook): ``course
-autograde`` starts the pool before it imports nbgrader, so that the template's imports of
-torch (about 2.5 CPU-seconds) run while the main process is still importing and sanitizing.
+Each thread runs a submission's whole pipeline (graders.autograde.pipeline): nbgrader's
+steps in the thread, the execution in a sandbox forked from the process's template
+(graders.sandbox.template_host) or a fresh bubblewrap, where the thread mostly waits. One
+template for all threads, not one per worker process, pays torch's import once per batch
+instead of once per worker, and nothing is pickled between processes. Light on purpose (no
+nbgrader, no gradebook): ``course autograde`` starts the pool before it imports nbgrader, so
+that the template's imports of torch (about 2.5 CPU-seconds) run while the main process is
+still importing.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+import uuid
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from pathlib import Path
 
-from graders.sandbox.execute import Outcome
 from graders.sandbox.limits import Limits
 
 from . import worker
@@ -24,9 +25,12 @@ from .jobs import find_jobs, likely_to_execute
 class LocalPool:
     """``workers`` submissions at a time, each in a sandbox of its own."""
 
+    local = True  # workers read the course's files themselves
+
     def __init__(self, workers: int, limits: Limits | None = None, sandbox: bool = False):
         self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grading")
         self.workers = workers
+        self.capacity = 2 * workers  # submissions handed out at once: one waiting per thread
         self.limits, self.sandbox = (limits or Limits()).values(), sandbox
         self.warmed = False
 
@@ -37,19 +41,17 @@ class LocalPool:
             self.warmed = True
             worker.prepare(self.limits, self.sandbox)
 
-    def submit(self, key: str, folder: Path, run_nb, limits: dict, sandbox: bool, prologue: str,
-               cache: Path | None = None):
-        return self.executor.submit(worker.run, str(folder), run_nb, limits, sandbox, prologue,
-                                    str(cache) if cache else None)
+    def share(self, value):
+        return value  # the threads see this process's memory
+
+    def submit(self, function, *args, key: str | None = None):
+        return self.executor.submit(function, *args)
 
     def ready(self, running, block: bool) -> set:
         return wait(running, timeout=None if block else 0, return_when=FIRST_COMPLETED).done
 
-    def outcome(self, future, seconds: float) -> Outcome:
-        try:
-            return future.result()
-        except Exception as error:  # worker.run catches the submission's; this is the harness's
-            return Outcome("crashed", f"grading harness error: {type(error).__name__}: {error}", seconds)
+    def result(self, future):
+        return future.result()
 
     def close(self) -> None:
         self.executor.shutdown(cancel_futures=True)
@@ -70,3 +72,63 @@ def start(course_dir: Path, assignments: list[str] | None, workers: int, limits:
         pool.close()
         raise
     return pool
+
+
+class ProcessPool:
+    """``workers`` processes, for work that is Python through and through (a feedback page's
+    HTML: grading threads would take turns on one interpreter's lock). What a task needs is
+    pickled by cloudpickle, as Dask does, so that the classes an instructor defines in
+    nbgrader_config.py travel too; ``share``d values once per batch, unpickled once per process."""
+
+    local = True
+
+    def __init__(self, workers: int, preload: tuple[str, ...] = ()):
+        import multiprocessing
+
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(list(preload))  # imported once, before each worker is forked
+        self.executor = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        self.capacity = 2 * workers
+
+    def warm(self) -> None:
+        pass
+
+    def share(self, value):
+        import cloudpickle
+        return _Shared(uuid.uuid4().hex, cloudpickle.dumps(value))
+
+    def submit(self, function, *args, key: str | None = None):
+        import cloudpickle
+        return self.executor.submit(_call, cloudpickle.dumps((function, args)))
+
+    def ready(self, running, block: bool) -> set:
+        return wait(running, timeout=None if block else 0, return_when=FIRST_COMPLETED).done
+
+    def result(self, future):
+        return future.result()
+
+    def close(self) -> None:
+        self.executor.shutdown(cancel_futures=True)
+
+
+class _Shared:
+    """A value pickled once in the main process; a worker process unpickles it once."""
+
+    def __init__(self, token: str, data: bytes):
+        self.token, self.data = token, data
+
+
+_UNPICKLED: dict[str, object] = {}
+
+
+def _call(task: bytes):
+    import cloudpickle
+    function, args = cloudpickle.loads(task)
+    resolved = []
+    for arg in args:
+        if isinstance(arg, _Shared):
+            if arg.token not in _UNPICKLED:
+                _UNPICKLED[arg.token] = cloudpickle.loads(arg.data)
+            arg = _UNPICKLED[arg.token]
+        resolved.append(arg)
+    return function(*resolved)

@@ -1,4 +1,4 @@
-"""Small nbgrader preprocessors for the main process's half of autograding.
+"""Small nbgrader preprocessors for a worker's autograding (graders.autograde.pipeline).
 
 ``ExecutedElsewhere`` takes Execute's place in ``Autograde.autograde_preprocessors``: the
 notebook arrives already executed by a worker, so nothing runs here. When the worker did not
@@ -37,15 +37,6 @@ from nbgrader.api import Gradebook
 from nbgrader.nbgraderformat import MetadataValidator, SchemaTooNewError, SchemaTooOldError, ValidationError
 from nbgrader.nbgraderformat.common import BaseMetadataValidator
 from nbgrader.preprocessors import CheckCellMetadata, NbGraderPreprocessor, SaveAutoGrades
-
-
-class FirstHalfEnds(NbGraderPreprocessor):
-    """The whole second half of the main process's first pass (workers execute), which changes
-    nothing: with Exporter.optimistic_validation nbconvert validates the notebook after the
-    last step, and fails on a pass that has no step at all."""
-
-    def preprocess(self, nb, resources):
-        return nb, resources
 
 
 class ExecutedElsewhere(NbGraderPreprocessor):

@@ -1,11 +1,13 @@
-"""What a grading thread (graders.autograde.local) or a Dask worker
-(graders.autograde.cluster) does for one submission: execute its instrumented notebook.
+"""A worker's contact with the sandbox: where a submission runs, and what a Dask worker is
+asked before any submission is sent.
 
-This module imports graders.sandbox only: not nbgrader, the gradebook, SQLAlchemy or
-jupyter_server, which only the main process needs. (This package's __init__ stays empty for
-that reason: a Dask worker imports it.) The notebook arrives already sanitized and
-instrumented, as a NotebookNode; the worker reads nothing from the course but the
-submission's folder, which it copies for the support files.
+``execute_in`` copies a submission's folder (the autograded folder of its scratch course,
+graders.autograde.scratch) into a scratch folder of its own, where the process's template
+can bind it (graders.sandbox.template_host) or else anywhere, with a private copy of the
+warmed compile cache, and executes it there (graders.sandbox.execute): the submission can
+write nowhere else. ``prepare`` starts the template's imports before the first submission;
+``probe`` says whether a Dask worker can sandbox at all. ``read_files``/``write_files``: a
+folder as {relative path: bytes}, what crosses to and from a worker on another machine.
 """
 
 from __future__ import annotations
@@ -20,17 +22,18 @@ from graders.sandbox.execute import Outcome, execute
 from graders.sandbox.limits import Limits
 
 
-def run(folder: str, nb, limits: dict, sandbox: bool, prologue: str, cache: str | None = None) -> Outcome:
-    """Execute ``nb`` in a scratch copy of ``folder`` (the sanitized submission's folder), with
-    a private copy of ``cache`` (the assignment's warmed torch.compile cache) when given."""
+def execute_in(folder: Path, nb, limits: dict, sandbox: bool, prologue: str,
+               cache: str | dict | None = None) -> Outcome:
+    """Execute ``nb`` in a scratch copy of ``folder``, with a private copy of ``cache`` (the
+    assignment's warmed torch.compile cache: a folder, or its files as {path: bytes})."""
     started = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="grade-", dir=scratch_root(limits, sandbox)) as scratch:
-            # The scratch copy is the only place the submission may write: the autograded
-            # folder in the course stays the main process's.
             shutil.copytree(Path(folder), scratch, dirs_exist_ok=True)
-            if cache:
+            if isinstance(cache, str):
                 shutil.copytree(cache, Path(scratch) / COMPILE_CACHE, dirs_exist_ok=True)
+            elif cache:
+                write_files(Path(scratch) / COMPILE_CACHE, cache)
             return execute(nb, Path(scratch), Limits(**limits), sandbox, prologue)
     except Exception as error:  # one submission's harness failure must not end the batch
         return Outcome("crashed", f"grading harness error: {type(error).__name__}: {error}",
@@ -45,41 +48,34 @@ def scratch_root(limits: dict, sandbox: bool) -> Path | None:
 
 
 def prepare(limits: dict, sandbox: bool) -> None:
-    """Start the template's imports while the main process is still sanitizing the first
-    submissions."""
+    """Start the template's imports while the first submissions are still being read and
+    sanitized."""
     template = template_host.for_submissions(Limits(**limits), sandbox)
     if template is not None:
         template.start()
-
-
-def pack(folder: Path, prefix: str = "") -> dict[str, bytes]:
-    """A folder (the sanitized submission's; the warmed compile cache's, under ``prefix``) as
-    {relative path: bytes}, for a worker on another machine. Regular files only: a link the
-    student submitted is not followed to the main machine's files."""
-    root = Path(folder)
-    return {prefix + str(p.relative_to(root)): p.read_bytes()
-            for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()
-            and not any(q.is_symlink() for q in p.relative_to(root).parents if str(q) != ".")}
-
-
-def run_packed(files: dict[str, bytes], nb, limits: dict, sandbox: bool, prologue: str) -> Outcome:
-    """``run`` for a worker that cannot see the course: the folder arrives as ``pack`` made it."""
-    started = time.monotonic()
-    try:
-        with tempfile.TemporaryDirectory(prefix="grade-", dir=scratch_root(limits, sandbox)) as scratch:
-            for name, data in files.items():
-                target = (Path(scratch) / name).resolve()
-                if not target.is_relative_to(Path(scratch).resolve()):
-                    continue  # a name that climbs out of the scratch folder is not ours to write
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data)
-            return execute(nb, Path(scratch), Limits(**limits), sandbox, prologue)
-    except Exception as error:  # one submission's harness failure must not end the batch
-        return Outcome("crashed", f"grading harness error: {type(error).__name__}: {error}",
-                       time.monotonic() - started)
 
 
 def probe(dask_worker=None) -> dict:
     """What a Dask worker offers (run there by ``Client.run`` before any submission is sent):
     bubblewrap, and its name."""
     return {"bwrap": shutil.which("bwrap"), "name": str(getattr(dask_worker, "name", ""))}
+
+
+def write_files(folder: Path, files: dict[str, bytes]) -> None:
+    """``files`` ({relative path: bytes}) under ``folder``; a name that climbs out of it is
+    not written."""
+    root = folder.resolve()
+    for name, data in files.items():
+        target = (root / name).resolve()
+        if not target.is_relative_to(root):
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+def read_files(folder: Path) -> dict[str, bytes]:
+    """The regular files under ``folder`` (links are not followed) as {relative path: bytes}."""
+    root = Path(folder)
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and not p.is_symlink()
+            and not any(q.is_symlink() for q in p.relative_to(root).parents if str(q) != ".")}

@@ -1,51 +1,114 @@
-"""`course feedback`: nbgrader's GenerateFeedback, configured by the course's config.
+"""`course feedback`: nbgrader's GenerateFeedback, configured by the course's config, one
+page per autograded notebook, rendered by the same workers as autograde.
 
-Writes DIR/feedback/<student>/<assignment>/<assignment>.html for every student with a
-row in DIR/grading_status.json, whatever its status: `course autograde` leaves an
-autograded notebook for each (for missing and invalid ones, the test cells say why). The
-course's nbgrader_config.py lists the preprocessors (graders.course.config): hidden tests
-scrubbed (graders.feedback.scrub), the status on top (graders.feedback.banner), nbgrader's
-GetGrades, so the formgrader's button writes the same pages.
+Writes DIR/feedback/<student>/<assignment>/<assignment>.html for every notebook in
+DIR/autograded: `course autograde` leaves one for every submission it graded or could not
+grade (for invalid ones, the test cells say why), none for a student who submitted nothing,
+and so no page either. The course's nbgrader_config.py lists the preprocessors
+(graders.course.config): hidden tests scrubbed (graders.feedback.scrub), the status on top
+(graders.feedback.banner), nbgrader's GetGrades, so the formgrader's button writes the same
+pages.
+
+A page is mostly Python's work (the HTML export): workers render them side by side, local
+processes (``workers``) or the Dask workers of ``scheduler``, each on a scratch course
+holding that one submission (graders.autograde.scratch: its autograded folder, its grades,
+its status record). This process reads what they need and writes the pages, alone.
 """
 
 from __future__ import annotations
 
-import html
-import logging
+import glob
+import os
+import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
-from nbgrader.apps import NbGraderAPI
+from nbgrader.api import Gradebook
+from nbgrader.converters import GenerateFeedback
+from nbgrader.coursedir import CourseDirectory
 
-from graders.autograde.status import StatusStore
+from graders.autograde import recorded
+from graders.autograde.pipeline import Assignment
+from graders.autograde.scratch import ScratchCourse
+from graders.autograde.status import Record, StatusStore
+from graders.autograde.worker import read_files, write_files
 from graders.course.config import Course
 from graders.course.layout import CourseError, ensure_course_dir, released_assignments
 
-from .banner import SAYS
+
+@dataclass
+class Page:
+    """What a worker needs for one page."""
+
+    student: str
+    autograded: dict[str, bytes]  # DIR/autograded/<s>/<a>/'s files
+    mtime: float                  # the notebook's (the page says when it was graded)
+    state: recorded.SubmissionState
+    record: Record | None         # how `course autograde` ended (the banner); None: plain nbgrader
 
 
-def feedback(course_dir: Path, assignments: list[str] | None = None) -> list[Path]:
+def render(page: Page, assignment: Assignment) -> dict[str, bytes]:
+    """The page's folder, DIR/feedback/<s>/<a>/, as nbgrader's GenerateFeedback writes it."""
+    with ScratchCourse(assignment, page.student, {}, page.state) as course:
+        return course.feedback(page.autograded, page.mtime, page.record)
+
+
+def feedback(course_dir: Path, assignments: list[str] | None = None, workers: int | None = None,
+             scheduler: str | None = None) -> list[Path]:
     course = Course(ensure_course_dir(course_dir))
-    api = NbGraderAPI(config=course.config)
-    api.log.setLevel(logging.ERROR)
+    coursedir = CourseDirectory(config=course.config)
     store = StatusStore(course.dir)
-    written = []
-    for assignment in released_assignments(course.dir, assignments):
-        result = api.generate_feedback(assignment, force=True)
-        if not result["success"]:
-            raise CourseError(f"nbgrader could not write feedback for {assignment}:\n"
-                              f"{result.get('log', '')}\n{result.get('error', '')}")
-        for record in store.records.values():
-            page = course.dir / "feedback" / record.student / assignment / f"{assignment}.html"
-            if record.assignment == assignment and not page.exists():
-                # graded before autograde left a notebook for every row: the status alone
-                page.parent.mkdir(parents=True, exist_ok=True)
-                page.write_text(_status_page(record))
-        written += sorted((course.dir / "feedback").glob(f"*/{assignment}/{assignment}.html"))
-    return written
+    mode = int(str(GenerateFeedback(coursedir=coursedir, config=course.config).permissions), 8)
+    if scheduler is not None:
+        from graders.autograde.cluster import DaskPool
+        pool = DaskPool(scheduler, sandbox=False, limits={})
+    else:
+        from graders.autograde.local import ProcessPool
+        pool = ProcessPool(workers or os.cpu_count(), preload=(__name__,))
+    written, failed, running = [], [], {}
+
+    def absorb(done) -> None:
+        for future in done:
+            student, assignment = running.pop(future)
+            try:
+                files = pool.result(future)
+            except Exception as error:  # one page nbgrader cannot render must not cost the others
+                failed.append(f"{student}/{assignment}: {type(error).__name__}: {_first_line(error)}")
+                continue
+            folder = Path(coursedir.format_path(coursedir.feedback_directory, student, assignment))
+            shutil.rmtree(folder, ignore_errors=True)
+            write_files(folder, files)
+            for name in files:
+                os.chmod(folder / name, mode)
+            written.append(folder / f"{assignment}.html")
+
+    try:
+        with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+            for assignment in released_assignments(course.dir, assignments):
+                handout = pool.share(Assignment(assignment, course.config, recorded.read_assignment(gb, assignment),
+                                                {}, "", {}, False))
+                pattern = coursedir.format_path(coursedir.autograded_directory, "*", assignment)
+                for notebook in sorted(Path(found) for found in glob.glob(f"{pattern}/{assignment}.ipynb")):
+                    student = notebook.parent.parent.name
+                    state = recorded.read_submission(gb, assignment, student)
+                    if state is None:
+                        failed.append(f"{student}/{assignment}: not in the gradebook (autograde it first)")
+                        continue
+                    while len(running) >= pool.capacity:
+                        absorb(pool.ready(running, block=True))
+                    page = Page(student, read_files(notebook.parent), notebook.stat().st_mtime, state,
+                                store.get(student, assignment))
+                    running[pool.submit(render, page, handout)] = (student, assignment)
+                    absorb(pool.ready(running, block=False))
+            while running:
+                absorb(pool.ready(running, block=True))
+    finally:
+        pool.close()
+    if failed:
+        raise CourseError("nbgrader could not write feedback for:\n  " + "\n  ".join(failed) +
+                          f"\n(the other {len(written)} pages were written)")
+    return sorted(written)
 
 
-def _status_page(record) -> str:
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{record.assignment}</title></head>"
-            f"<body><h1>{record.assignment}</h1><p><b>Grading status: {record.status}.</b> "
-            f"{SAYS.get(record.status, '')}</p><p>Why: {html.escape(record.reason)}</p>"
-            f"<p>Score: {record.score:g} / {record.max_score:g}</p></body></html>\n")
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [""])[0][:200]

@@ -1,0 +1,149 @@
+"""One submission's nbgrader course directory, made on the worker that grades it.
+
+nbgrader's converters work on a course directory: Autograde reads DIR/submitted/<s>/<a>/,
+copies the master files of DIR/source/<a>/ over it, asks the gradebook what the
+assignment's cells were, and writes DIR/autograded/<s>/<a>/ and the grades. A worker (a
+grading thread, a Dask worker on another machine) sees none of the course, so it makes a
+scratch one holding this submission only: the master files and the gradebook's record of
+the assignment come with the Assignment (graders.autograde.pipeline), the submitted files
+and the student's grades so far with the Submission. nbgrader's own converters run on it,
+configured by the course's nbgrader_config.py (carried with the Assignment) with the
+course directory and the gradebook pointed at the scratch ones.
+
+The scratch gradebook of an assignment is built once per worker process and copied per
+submission (a file copy); each submission's course is deleted when it is done with.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+import nbformat
+from nbconvert.writers import FilesWriter
+from nbgrader.converters import Autograde, GenerateFeedback
+from nbgrader.converters.base import BaseConverter
+from nbgrader.coursedir import CourseDirectory
+
+from . import recorded
+from .finish import FinishAutograde, sanitizing_preprocessors
+from .status import Record, StatusStore
+from .worker import read_files, write_files
+
+_LOG = logging.getLogger("graders.nbgrader")  # nbgrader's warnings about a submission: its status says it
+_LOG.setLevel(logging.ERROR)
+_GRADEBOOK = "gradebook.db"
+
+
+class _Gradebooks:
+    """This process's rebuilt gradebook per assignment (keyed by the Assignment's token)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.built: dict[str, Path] = {}
+        self.folder: tempfile.TemporaryDirectory | None = None
+
+    def copy_to(self, token: str, record: recorded.AssignmentRecord, target: Path) -> None:
+        with self.lock:
+            if token not in self.built:
+                if self.folder is None:
+                    self.folder = tempfile.TemporaryDirectory(prefix="graders-gradebooks-")
+                path = Path(self.folder.name) / f"{token}.db"
+                recorded.rebuild(record, f"sqlite:///{path}")
+                self.built[token] = path
+            built = self.built[token]
+        shutil.copyfile(built, target)
+
+
+_GRADEBOOKS = _Gradebooks()
+
+
+class ScratchCourse:
+    """A course directory with one assignment, one student and a gradebook of its own."""
+
+    def __init__(self, assignment, student: str, submitted: dict[str, bytes] | Path,
+                 graders_state: recorded.SubmissionState | None = None):
+        self.assignment, self.student = assignment, student
+        self.root = Path(tempfile.mkdtemp(prefix="graders-course-"))
+        self.config = copy.deepcopy(assignment.config)
+        self.config.CourseDirectory.root = str(self.root)
+        self.config.CourseDirectory.db_url = f"sqlite:///{self.root / _GRADEBOOK}"
+        self.config.CourseDirectory.course_id = assignment.record.course_id
+        self.coursedir = CourseDirectory(config=self.config)
+        write_files(self.folder("source_directory", "."), assignment.master_files)
+        if isinstance(submitted, Path):
+            shutil.copytree(submitted, self.folder("submitted_directory"), symlinks=True)
+        else:
+            write_files(self.folder("submitted_directory"), submitted)
+        _GRADEBOOKS.copy_to(assignment.token, assignment.record, self.root / _GRADEBOOK)
+        if graders_state is not None:
+            recorded.add_submission(self.coursedir.db_url, assignment.record, student, graders_state)
+
+    def folder(self, kind: str, student: str | None = None) -> Path:
+        """DIR/<kind>/<student>/<assignment>, as nbgrader names it."""
+        return Path(self.coursedir.format_path(getattr(self.coursedir, kind), student or self.student,
+                                               self.assignment.name))
+
+    def notebook(self, kind: str) -> Path:
+        return self.folder(kind) / f"{self.assignment.name}.ipynb"
+
+    def sanitize(self):
+        """nbgrader's Autograde, first half: the student and submission in the gradebook, the
+        master files copied, the sanitize steps; the sanitized notebook. Raises what they raise."""
+        converter = Autograde(coursedir=self.coursedir, config=self.config, log=_LOG)
+        converter.sanitize_preprocessors = sanitizing_preprocessors(
+            self.config.Autograde.get("sanitize_preprocessors"))
+        converter.writer = FilesWriter(parent=converter, config=converter.config)
+        converter.exporter = converter.exporter_class(parent=converter, config=converter.config)
+        converter.notebooks = [str(self.notebook("submitted_directory"))]
+        converter.init_assignment(self.assignment.name, self.student)
+        converter._sanitizing = True
+        converter._init_preprocessors()
+        BaseConverter.convert_single_notebook(converter, converter.notebooks[0])
+        return nbformat.read(str(self.notebook("autograded_directory")), as_version=4)
+
+    def finish(self, nb, outcome: dict) -> None:
+        """nbgrader's Autograde, second half, on the notebook executed in the sandbox."""
+        finisher = FinishAutograde(coursedir=self.coursedir, config=self.config, log=_LOG,
+                                   steps=self.config.Autograde.get("autograde_preprocessors"))
+        finisher.finish(nb, self.assignment.name, self.student, outcome)
+
+    def autograded(self) -> dict[str, bytes]:
+        """DIR/autograded/<s>/<a>/, as nbgrader left it."""
+        return read_files(self.folder("autograded_directory"))
+
+    def state(self) -> recorded.SubmissionState:
+        return recorded.read_back(self.coursedir.db_url, self.assignment.record, self.student)
+
+    def feedback(self, autograded: dict[str, bytes], mtime: float, record: Record | None) -> dict[str, bytes]:
+        """nbgrader's GenerateFeedback on this submission (its autograded folder's files, the
+        notebook's mtime, its status record): DIR/feedback/<s>/<a>/'s files."""
+        write_files(self.folder("autograded_directory"), autograded)
+        os.utime(self.notebook("autograded_directory"), (mtime, mtime))  # the page's date is the file's
+        if record is not None:  # for the status banner, which reads the course's status file
+            store = StatusStore(self.root)
+            store.put(record)
+            store.compact()
+        converter = GenerateFeedback(coursedir=self.coursedir, config=self.config, log=_LOG)
+        converter.writer = FilesWriter(parent=converter, config=converter.config)
+        converter.exporter = converter.exporter_class(parent=converter, config=converter.config)
+        for step in converter.preprocessors:
+            converter.exporter.register_preprocessor(step)
+        converter.notebooks = [str(self.notebook("autograded_directory"))]
+        converter.init_assignment(self.assignment.name, self.student)
+        converter.convert_single_notebook(converter.notebooks[0])
+        return read_files(self.folder("feedback_directory"))
+
+    def close(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
