@@ -2,6 +2,28 @@
 id) and other correct answers for notebook 05; see graders/submissions.py. Every class of
 wrong answer its tests must catch is one WRONG entry."""
 
+# the lines several answers share (each answer below is one of these plus its own lines)
+STREAM = ("class ChunkedStream(IterableDataset):\n"
+          "    def __init__(self, records):\n"
+          "        self.records = records\n"
+          "    def __iter__(self):\n")
+SHARDED_STREAM = STREAM + ("        info = get_worker_info()\n"
+                           "        if info is None:\n"
+                           "            return iter(self.records)\n")
+FIT_LOOP = ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
+            "    model.train()\n"
+            "    total, count = 0.0, 0\n"
+            "    for inputs, targets in loader:\n")
+FIVE_STEPS = ("        optimizer.zero_grad()\n"
+              "        loss = loss_fn(model(inputs), targets)\n"
+              "        loss.backward()\n"
+              "        optimizer.step()\n")
+SEEDED_GROUPS = ("def group_split(dataset, groups, n_val_groups, seed):\n"
+                 "    names = sorted(set(int(g) for g in groups))\n"
+                 "    order = torch.randperm(len(names), generator=torch.Generator().manual_seed(seed))\n"
+                 "    chosen = {names[k] for k in order[:n_val_groups].tolist()}\n"
+                 "    val = [i for i, g in enumerate(groups) if int(g) in chosen]\n")
+
 WRONG = {
     "05_data-dataset": [
         ("class ArrayPairs(Dataset):\n"
@@ -56,18 +78,10 @@ WRONG = {
          "    train = [i for i, g in enumerate(groups) if int(g) not in chosen]\n"
          "    return Subset(dataset, train), Subset(dataset, val)\n",
          "every example of one group", "data.split-groups-vs-examples"),
-        ("def group_split(dataset, groups, n_val_groups, seed):\n"
-         "    names = sorted(set(int(g) for g in groups))\n"
-         "    order = torch.randperm(len(names), generator=torch.Generator().manual_seed(seed))\n"
-         "    chosen = {names[k] for k in order[:n_val_groups].tolist()}\n"
-         "    val = [i for i, g in enumerate(groups) if int(g) in chosen]\n"
+        (SEEDED_GROUPS +
          "    return Subset(dataset, list(range(len(dataset)))), Subset(dataset, val)\n",
          "exactly once", "data.split-protocol"),
-        ("def group_split(dataset, groups, n_val_groups, seed):\n"
-         "    names = sorted(set(int(g) for g in groups))\n"
-         "    order = torch.randperm(len(names), generator=torch.Generator().manual_seed(seed))\n"
-         "    chosen = {names[k] for k in order[:n_val_groups].tolist()}\n"
-         "    val = [i for i, g in enumerate(groups) if int(g) in chosen]\n"
+        (SEEDED_GROUPS +
          "    train = [i for i, g in enumerate(groups) if int(g) not in chosen]\n"
          "    return Subset(dataset, val), Subset(dataset, train)\n",
          "in that order", "data.split-protocol"),
@@ -200,77 +214,35 @@ WRONG = {
          "get_worker_info() says which", "data.seed-worker-protocol"),
     ],
     "05_data-chunks": [
-        ("class ChunkedStream(IterableDataset):\n"
-         "    def __init__(self, records):\n"
-         "        self.records = records\n"
-         "    def __iter__(self):\n"
+        (STREAM +
          "        return iter(self.records)\n",
          "yields every record", "data.stream-not-sharded"),
-        ("class ChunkedStream(IterableDataset):\n"
-         "    def __init__(self, records):\n"
-         "        self.records = records\n"
-         "    def __iter__(self):\n"
-         "        info = get_worker_info()\n"
-         "        if info is None:\n"
-         "            return iter(self.records)\n"
+        (SHARDED_STREAM +
          "        return iter(self.records[info.id::info.num_workers])\n",
          "strided", "data.shard-strided"),
-        ("class ChunkedStream(IterableDataset):\n"
-         "    def __init__(self, records):\n"
-         "        self.records = records\n"
-         "    def __iter__(self):\n"
-         "        info = get_worker_info()\n"
-         "        if info is None:\n"
-         "            return iter(self.records)\n"
+        (SHARDED_STREAM +
          "        per = len(self.records) // info.num_workers\n"
          "        return iter(self.records[info.id * per:(info.id + 1) * per])\n",
          "lose the rest", "data.shard-drops-remainder"),
-        ("class ChunkedStream(IterableDataset):\n"
-         "    def __init__(self, records):\n"
-         "        self.records = records\n"
-         "    def __iter__(self):\n"
-         "        info = get_worker_info()\n"
-         "        if info is None:\n"
-         "            return iter(self.records)\n"
+        (SHARDED_STREAM +
          "        per = math.ceil(len(self.records) / info.num_workers)\n"
          "        return iter(self.records[info.id * per:(info.id + 1) * per])\n",
          "differ by more than one", "data.shard-unbalanced"),
-        ("class ChunkedStream(IterableDataset):\n"
-         "    def __init__(self, records):\n"
-         "        self.records = records\n"
-         "    def __iter__(self):\n"
+        (STREAM +
          "        info = get_worker_info()\n"
          "        n, k, w = len(self.records), info.num_workers, info.id\n"
          "        return iter(self.records[w * n // k:(w + 1) * n // k])\n",
          "is None in the main process", "data.stream-main-process"),
-        ("class ChunkedStream(IterableDataset):\n"
-         "    def __init__(self, records):\n"
-         "        self.records = records\n"
-         "    def __iter__(self):\n"
-         "        info = get_worker_info()\n"
-         "        if info is None:\n"
-         "            return iter(self.records)\n"
+        (SHARDED_STREAM +
          "        n, k, w = len(self.records), info.num_workers, info.id\n"
          "        yield from self.records[w * n // k:(w + 1) * n // k]\n",
          "yielded nothing", "data.stream-main-process"),
-        ("class ChunkedStream(IterableDataset):\n"
-         "    def __init__(self, records):\n"
-         "        self.records = records\n"
-         "    def __iter__(self):\n"
-         "        info = get_worker_info()\n"
-         "        if info is None:\n"
-         "            return iter(self.records)\n"
+        (SHARDED_STREAM +
          "        n, k, w = len(self.records), info.num_workers, info.id\n"
          "        per = n // k\n"
          "        return iter(self.records[w * per:n if w == k - 1 else (w + 1) * per])\n",
          "3 records, 5 workers", "data.shard-unbalanced"),
-        ("class ChunkedStream(IterableDataset):\n"
-         "    def __init__(self, records):\n"
-         "        self.records = records\n"
-         "    def __iter__(self):\n"
-         "        info = get_worker_info()\n"
-         "        if info is None:\n"
-         "            return iter(self.records)\n"
+        (SHARDED_STREAM +
          "        n, k, w = len(self.records), info.num_workers, info.id\n"
          "        return iter(self.records[w * n // k:(w + 1) * n // k + 1])\n",
          "no record twice", "data.shard-not-partition"),
@@ -301,10 +273,7 @@ WRONG = {
          "    model.train()\n"
          "    losses = []\n"
          "    for inputs, targets in loader:\n"
-         "        optimizer.zero_grad()\n"
-         "        loss = loss_fn(model(inputs), targets)\n"
-         "        loss.backward()\n"
-         "        optimizer.step()\n"
+         + FIVE_STEPS +
          "        losses.append(loss.item())\n"
          "    return sum(losses) / len(losses)\n",
          "mean of the three batch losses", "data.mean-of-batch-means"),
@@ -313,10 +282,7 @@ WRONG = {
          "    total, count = 0.0, 0\n"
          "    for _ in range(len(loader)):\n"
          "        inputs, targets = next(iter(loader))\n"
-         "        optimizer.zero_grad()\n"
-         "        loss = loss_fn(model(inputs), targets)\n"
-         "        loss.backward()\n"
-         "        optimizer.step()\n"
+         + FIVE_STEPS +
          "        total += loss.item() * len(targets)\n"
          "        count += len(targets)\n"
          "    return total / count\n",
@@ -324,30 +290,17 @@ WRONG = {
         ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
          "    total, count = 0.0, 0\n"
          "    for inputs, targets in loader:\n"
-         "        optimizer.zero_grad()\n"
-         "        loss = loss_fn(model(inputs), targets)\n"
-         "        loss.backward()\n"
-         "        optimizer.step()\n"
+         + FIVE_STEPS +
          "        total += loss.item() * len(targets)\n"
          "        count += len(targets)\n"
          "    return total / count\n",
          "training mode", "data.fit-train-mode"),
-        ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
-         "    model.train()\n"
-         "    total, count = 0.0, 0\n"
-         "    for inputs, targets in loader:\n"
-         "        optimizer.zero_grad()\n"
-         "        loss = loss_fn(model(inputs), targets)\n"
-         "        loss.backward()\n"
-         "        optimizer.step()\n"
+        (FIT_LOOP + FIVE_STEPS +
          "        total = total + loss * len(targets)\n"
          "        count += len(targets)\n"
          "    return total / count\n",
          "Python float", "data.fit-returns-tensor"),
-        ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
-         "    model.train()\n"
-         "    total, count = 0.0, 0\n"
-         "    for inputs, targets in loader:\n"
+        (FIT_LOOP +
          "        loss = loss_fn(model(inputs), targets)\n"
          "        loss.backward()\n"
          "        optimizer.step()\n"
@@ -366,17 +319,11 @@ WRONG = {
          "    model.train()\n"
          "    total = 0.0\n"
          "    for inputs, targets in loader:\n"
-         "        optimizer.zero_grad()\n"
-         "        loss = loss_fn(model(inputs), targets)\n"
-         "        loss.backward()\n"
-         "        optimizer.step()\n"
+         + FIVE_STEPS +
          "        total += loss.item() * len(targets)\n"
          "    return total / len(loader.dataset)\n",
          "trained on 20 examples", "data.mean-over-dataset"),
-        ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
-         "    model.train()\n"
-         "    total, count = 0.0, 0\n"
-         "    for inputs, targets in loader:\n"
+        (FIT_LOOP +
          "        optimizer.zero_grad()\n"
          "        loss = loss_fn(model(inputs), targets)\n"
          "        optimizer.step()\n"
@@ -385,14 +332,7 @@ WRONG = {
          "        count += len(targets)\n"
          "    return total / count\n",
          "found no gradient", "data.fit-steps"),
-        ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
-         "    model.train()\n"
-         "    total, count = 0.0, 0\n"
-         "    for inputs, targets in loader:\n"
-         "        optimizer.zero_grad()\n"
-         "        loss = loss_fn(model(inputs), targets)\n"
-         "        loss.backward()\n"
-         "        optimizer.step()\n"
+        (FIT_LOOP + FIVE_STEPS +
          "        total += loss.item() * loader.batch_size\n"
          "        count += len(targets)\n"
          "    return total / count\n",
