@@ -179,6 +179,20 @@ def test_memory_bomb_is_memory(bomb, workdir):
     assert "cell #1" in outcome.reason and "2048 MiB" in outcome.reason
 
 
+def test_a_check_reporting_a_failed_allocation_is_a_verdict_not_the_memory_limit():
+    from graders.sandbox.execute import first_memory_error
+    said = "DefaultCPUAllocator: can't allocate memory: you tried to allocate 4000000000000000000 bytes"
+    nb = notebook("x", "y")
+    nb.cells[1].outputs = [nbformat.v4.new_output("error", ename="CheckFailed", traceback=[],
+                                                  evalue=f"strides((10**6,) * 3) raised RuntimeError: {said}")]
+    assert first_memory_error(nb) is None  # a wrong answer the test caught
+    nb.cells[1].outputs[0].ename = "RuntimeError"
+    nb.cells[1].outputs[0].evalue = f"[enforce fail at alloc_cpu.cpp:127] {said}"
+    assert first_memory_error(nb) == 1
+    nb.cells[1].outputs[0].ename = "_ArrayMemoryError"  # numpy's
+    assert first_memory_error(nb) == 1
+
+
 def test_a_kernel_killed_near_its_memory_limit_is_memory(workdir):
     # no MemoryError to see: only the sampled address space says why the kernel died
     near = ("import mmap, os, time\n"

@@ -201,14 +201,21 @@ def cell_label(nb, index) -> str:
     return f"#{position}" + (f" ({grade_id})" if grade_id else "")
 
 
+ALLOCATOR_ERRORS = ("RuntimeError", "OSError")  # how torch and the C++ runtime raise a failed allocation
 MEMORY_MARKERS = ("DefaultCPUAllocator: can't allocate memory", "std::bad_alloc", "Cannot allocate memory")
 
 
 def first_memory_error(nb):
+    """The first cell whose error is running out of memory: a MemoryError (numpy's and torch's
+    are named so too), or an allocator's failure raised as such. An error that only quotes one
+    (a test's check reporting that the student's function failed to allocate, say) is that
+    test's verdict, not the sandbox's limit."""
     for index, cell in enumerate(nb.cells):
         for out in cell.get("outputs", []):
             if out.get("output_type") != "error":
                 continue
-            if out.get("ename") == "MemoryError" or any(m in str(out.get("evalue", "")) for m in MEMORY_MARKERS):
+            ename, evalue = str(out.get("ename", "")), str(out.get("evalue", ""))
+            allocator = ename in ALLOCATOR_ERRORS and any(m in evalue for m in MEMORY_MARKERS)
+            if ename.endswith("MemoryError") or allocator:
                 return index
     return None
