@@ -8,13 +8,19 @@ ENTRIES: dict[str, Misconception] = {
         "a parameter budget of 'at most' N excludes a model of exactly N parameters",
         (_M + "param-budget",)),
     "budget.negative": Misconception(
-        "when no width fits a budget, a negative width is an answer",
+        "when no width fits a budget, the answer is a negative width (or 1) rather than 0",
+        (_M + "param-budget",)),
+    "budget.round-up": Misconception(
+        "the widest layer within a budget is the exact quotient rounded to the nearest width",
         (_M + "param-budget",)),
     "budget.whole-units": Misconception(
         "a layer width can be a float (or a tensor) rather than a whole number",
         (_M + "param-budget",)),
     "buffers.forward": Misconception(
         "fixing a module's registrations may change what its forward computes",
+        (_M + "fix-tensors",)),
+    "buffers.learned-buffer": Misconception(
+        "a learned tensor can be registered as a buffer and still be trained",
         (_M + "fix-tensors",)),
     "buffers.persistent": Misconception(
         "every buffer belongs in state_dict(), also one rebuilt by each forward pass",
@@ -79,6 +85,9 @@ ENTRIES: dict[str, Misconception] = {
     "hooks.tensor-not-float": Misconception(
         "a 0-d tensor is as good as a Python float for a recorded statistic",
         (_M + "hook-means",)),
+    "hooks.wrong-tensor": Misconception(
+        "a hook may record its module's input (a pre-hook's argument) where the output is asked for",
+        (_M + "hook-means",)),
     "init.bias": Misconception(
         "re-initialising a Linear layer leaves its biases to their old values",
         (_M + "init-relu",)),
@@ -93,7 +102,7 @@ ENTRIES: dict[str, Misconception] = {
         (_M + "quiz-grad-depth",)),
     "init.in-place-grad": Misconception(
         "a parameter can be refilled in place while autograd records",
-        (_M + "init-relu",)),
+        (_M + "init-relu", _M + "merge-linear",)),
     "init.nested": Misconception(
         "re-initialising a model's top-level children reaches every Linear inside it",
         (_M + "init-relu",)),
@@ -111,6 +120,9 @@ ENTRIES: dict[str, Misconception] = {
         (_M + "quiz-relu-depth",)),
     "init.return": Misconception(
         "an in-place initialisation function need not return the model",
+        (_M + "init-relu",)),
+    "init.variance-as-std": Misconception(
+        "Kaiming's 2/fan_in is the weights' standard deviation (it is their variance)",
         (_M + "init-relu",)),
     "linear.bias-shape": Misconception(
         "a Linear layer's bias (or weight) shape follows d_in, or the bias is two-dimensional",
@@ -193,17 +205,26 @@ ENTRIES: dict[str, Misconception] = {
     "params.forget-bias": Misconception(
         "a Linear layer has d_in*d_out parameters (no bias)",
         (_M + "param-budget",)),
+    "predict.delegates": Misconception(
+        "the restore this exercise asks for may be handed to helpers.modes, which does it",
+        (_M + "predict",)),
     "predict.dropout-active": Misconception(
         "a prediction can run in training mode (dropout and batch statistics active)",
         (_M + "predict",)),
     "predict.graph-recorded": Misconception(
         "a prediction needs no torch.no_grad(): recording the graph costs nothing",
         (_M + "predict",)),
+    "predict.grad-mode-left": Misconception(
+        "torch.set_grad_enabled(False) affects the prediction only, not the code after it",
+        (_M + "predict",)),
     "predict.mode-not-restored": Misconception(
         "a helper may leave the model in eval mode (or always switch it back to train)",
         (_M + "predict",)),
     "predict.model-not-called": Misconception(
         "a prediction helper need not call the model it was given",
+        (_M + "predict",)),
+    "predict.output-changed": Misconception(
+        "a prediction helper may return something other than the model's output tensor",
         (_M + "predict",)),
     "predict.one-flag-restored": Misconception(
         "restoring the top-level mode (train(was)) restores every submodule's mode",

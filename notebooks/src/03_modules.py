@@ -347,13 +347,21 @@ with checks.explain_errors({"before Module.__init__": "[mc:modules.no-super-init
 _params = {name for name, _ in _fs.named_parameters()}
 _saved = set(_fs.state_dict())
 _buffers = {name for name, _ in _fs.named_buffers()}
+checks.expect_true("gain" not in _buffers,
+                   "[mc:buffers.learned-buffer] gain is a buffer: parameters() leaves buffers "
+                   "out, so no optimizer would train it. Make it an nn.Parameter.")
 checks.expect_true("gain" in _params,
                    "[mc:modules.plain-tensor] gain is not in parameters(): a tensor with "
                    "requires_grad=True assigned to an attribute is not registered, so no "
                    "optimizer trains it. Wrap it in nn.Parameter(...).")
 checks.expect_true(not {"mean", "std"} & _params,
-                   "[mc:buffers.stats-as-parameter] mean and std are measured once, not learned: "
-                   "as Parameters the optimizer would change them. Register them as buffers.")
+                   "[mc:buffers.stats-as-parameter] parameters() lists mean and std, so an "
+                   "optimizer built from it would hold them: they are measured once, not "
+                   "learned. Register them as buffers.")
+checks.expect_true(not {"mean", "std"} <= _buffers or {"mean", "std"} <= _saved,
+                   "[mc:buffers.persistent] mean and std are buffers registered with "
+                   "persistent=False, so state_dict() leaves them out: statistics measured "
+                   "once must be saved with the model.")
 checks.expect_true({"mean", "std"} <= _saved,
                    "[mc:buffers.plain-tensor] mean and std are not in state_dict(): plain tensor "
                    "attributes are neither saved nor moved by .to(). Register them as buffers.")
@@ -450,13 +458,15 @@ print([name for name, _ in heads.named_parameters()])
 # it sends one input through the model twice (more on that in section 5).
 #
 # **Try this**
-# 1. Pick "layers in a Python list". Notice the red row and the total of 0 parameters.
-#    Explain why `SGD` above found an empty list.
-# 2. Pick "the same layers in a ModuleList". Notice that the two passes on the right are
-#    the ones of the list version (same layers, same input), while the totals differ.
-#    Explain where the `0` and `1` in `layers.0.weight` come from.
-# 3. Pick "Scaler". Notice which of `scale`, `shift`, `calls` and `last_mean` is blue,
-#    green and red. Explain which of them `state_dict()` saves and which `.to(...)` moves.
+# 1. Predict what colour the row of `layers` has and what total the tree gives, then pick
+#    "layers in a Python list". Notice the red row. Explain why `SGD` above found an empty
+#    list.
+# 2. Predict the total number of parameters of its two layers, `Linear(4, 8)` and
+#    `Linear(8, 3)`, then pick "the same layers in a ModuleList". Notice that the two passes
+#    on the right are the ones of the list version (same layers, same input), while the
+#    totals differ. Explain where the `0` and `1` in `layers.0.weight` come from.
+# 3. Predict which of `scale`, `shift`, `calls` and `last_mean` is blue, green and red, then
+#    pick "Scaler". Explain which of them `state_dict()` saves and which `.to(...)` moves.
 
 # %%
 inspector_input = torch.randn(4, 4)
@@ -496,7 +506,10 @@ class Tower(nn.Module):
 _answered = (Tower,)  # a NameError here reads as "not answered yet"
 torch.manual_seed(1)
 with checks.explain_errors({"before Module.__init__": "[mc:modules.no-super-init] Call "
-                            "super().__init__() first in __init__: it creates the registries."},
+                            "super().__init__() first in __init__: it creates the registries.",
+                            "index out of range": "[mc:modules.layer-sizes] One Linear per pair "
+                            "of consecutive sizes: len(sizes) - 1 layers, from sizes[k] to "
+                            "sizes[k + 1]."},
                            "Tower([5, 7, 3])"):
     _tower = Tower([5, 7, 3])
 _linears = [m for m in _tower.modules() if isinstance(m, nn.Linear)]
@@ -621,13 +634,19 @@ checks.expect_true(isinstance(_h, int) and not isinstance(_h, bool),
                    "a width is a whole number of units, a Python int (use // or int()).")
 checks.expect_true(_h >= 1, f"[mc:budget.negative] widest_hidden(20, 3, 1000) = {_h}, but "
                    "a width of 1 fits easily in 1000 parameters.")
-checks.expect_true(_mlp_params(20, _h, 3) <= 1000,
+_over = _mlp_params(20, _h, 3) > 1000
+checks.expect_true(not _over or _mlp_params(20, _h - 1, 3) > 1000,
+                   f"[mc:budget.round-up] With h = {_h} the MLP has {_mlp_params(20, _h, 3)} "
+                   f"parameters, over the budget of 1000, and h = {_h - 1} fits: \"at most\" "
+                   "means rounding down, not to the nearest width.")
+checks.expect_true(not _over,
                    f"[mc:params.forget-bias] With h = {_h} the MLP has {_mlp_params(20, _h, 3)} "
                    "parameters, over the budget of 1000: did you leave out the biases "
                    "(d_out·(d_in + 1) per Linear)?")
 checks.expect_true(_mlp_params(20, _h + 1, 3) > 1000,
-                   f"[mc:params.bias-per-input] h = {_h + 1} also fits in 1000 parameters: "
-                   "each layer's bias has one entry per *output* unit.")
+                   f"[mc:params.bias-per-input] h = {_h + 1} also fits in 1000 parameters, and "
+                   "the answer is the widest h that fits: count one bias per *output* unit of "
+                   "each layer.")
 ### BEGIN HIDDEN TESTS
 _gen = torch.Generator().manual_seed(31)
 _cases = [(784, 10, 101_770), (784, 10, 101_769), (5, 3, 11), (5, 3, 12), (5, 3, 2), (1, 1, 0)]
@@ -642,8 +661,13 @@ for _d_in, _d_out, _budget in _cases:
                        "Python int.")
     checks.expect_true(_h >= 0, f"[mc:budget.negative] {_name} = {_h}: when not even h = 1 "
                        "fits, the answer is 0, not a negative width.")
+    checks.expect_true(_h == 0 or _mlp_params(_d_in, 1, _d_out) <= _budget,
+                       f"[mc:budget.negative] {_name} = {_h}, but not even h = 1 fits in "
+                       f"{_budget} parameters: the answer is then 0.")
     _fits = _h == 0 or _mlp_params(_d_in, _h, _d_out) <= _budget
-    checks.expect_true(_fits, f"[mc:params.forget-bias] {_name} = {_h} goes over the budget.")
+    checks.expect_true(_fits, f"[mc:params.forget-bias] {_name} = {_h} goes over the budget: "
+                       "count every weight and every bias (the output layer's too), and round "
+                       "down.")
     checks.expect_true(_mlp_params(_d_in, _h + 1, _d_out) > _budget,
                        f"[mc:budget.at-most] {_name} = {_h}, but h = {_h + 1} also fits: "
                        "\"at most\" includes a budget spent exactly.")
@@ -675,34 +699,40 @@ _answered = (merge_linears,)
 torch.manual_seed(21)
 _first, _second = nn.Linear(3, 5), nn.Linear(5, 2)
 _before = [p.detach().clone() for p in (*_first.parameters(), *_second.parameters())]
-_layout = ("[mc:linear.weight-layout] Each weight is stored as (d_out, d_in): the merged "
-           "weight is second.weight @ first.weight, of shape (2, 3) here.")
+_layout = ("[mc:linear.weight-layout] Each weight is stored as (d_out, d_in), so a weight "
+           "multiplies from the left: W2 W1 for the merged weight, W2 b1 for the first bias's "
+           "path through the second layer.")
 _shapes_hint = ("[mc:merge.shapes] The shapes do not fit together: the merged weight is "
                 "second.weight @ first.weight, and first.bias must pass through second.weight "
                 "(W2 b1) before it can be added to second.bias.")
+_x = torch.randn(6, 3)
+with torch.no_grad():  # computed before the call, which may (wrongly) change the layers
+    _want = _second(_first(_x))
+    _no_first_bias = _x @ (_second.weight @ _first.weight).T + _second.bias
 with checks.explain_errors({"mat1 and mat2": _layout, "size of tensor": _shapes_hint,
                             "must match": _shapes_hint,
                             "cannot assign": "[mc:merge.assign-tensor] A Parameter cannot be "
                             "replaced by a plain tensor: copy the values in under torch.no_grad() "
-                            "(merged.weight.copy_(...)) or wrap them in nn.Parameter."},
+                            "(merged.weight.copy_(...)) or wrap them in nn.Parameter.",
+                            "leaf Variable": "[mc:init.in-place-grad] Autograd refuses an "
+                            "in-place write into a Parameter that requires grad: write under "
+                            "torch.no_grad(), as the task says."},
                            "merge_linears(Linear(3, 5), Linear(5, 2))"):
     _merged = merge_linears(_first, _second)
+_after = [p.detach() for p in (*_first.parameters(), *_second.parameters())]
+checks.expect_true(len(_after) == len(_before) and all(
+    a.shape == b.shape and torch.equal(a, b) for a, b in zip(_before, _after)),
+                   "[mc:merge.modified-inputs] first or second changed: build a new layer and "
+                   "leave the two you were given as they were.")
 checks.expect_true(isinstance(_merged, nn.Linear),
                    f"[mc:merge.not-one-layer] merge_linears returned a {type(_merged).__name__}: "
                    "return one nn.Linear that does the work of both.")
 checks.expect_shape(_merged.weight, (2, 3), "merged.weight")
-_x = torch.randn(6, 3)
 with torch.no_grad():
-    _want = _second(_first(_x))
     _got = _merged(_x)
-    _no_first_bias = _x @ (_second.weight @ _first.weight).T + _second.bias
 checks.reject_close(_got, {_no_first_bias: "[mc:merge.bias] The first layer's bias is missing: "
                            "it passes through the second layer's weights, so the merged bias "
                            "is W2 b1 + b2."}, "merged(x)")
-checks.expect_true(all(torch.equal(a, b) for a, b in zip(
-    _before, [p.detach() for p in (*_first.parameters(), *_second.parameters())])),
-                   "[mc:merge.modified-inputs] first or second changed: build a new layer and "
-                   "leave the two you were given as they were.")
 ### BEGIN HIDDEN TESTS
 checks.expect_close(_got, _want, "merged(x)", rtol=1e-5, atol=1e-6,
                     hint="[mc:merge.bias] merged(x) must equal second(first(x)).")
@@ -928,7 +958,8 @@ print("after .training = was: ", flags(tuned_bn))
 #
 # Write `predict(model, x)`: return `model(x)` computed in evaluation mode without
 # recording a graph, and leave `model` *and every submodule in it* in the mode it was in
-# before the call.
+# before the call. Write the saving and restoring yourself: `helpers.modes` (which 04 uses)
+# does it for you, and this exercise is what it does.
 
 # %% solution 03_modules-predict
 def predict(model, x):
@@ -950,21 +981,33 @@ _net = nn.Sequential(nn.Linear(4, 16), nn.BatchNorm1d(16), nn.ReLU(), nn.Dropout
                      nn.Linear(16, 2))
 _net(torch.randn(32, 4))  # some running statistics
 _net.train()
-_seen = []
-_hook = _net[0].register_forward_hook(
-    lambda m, i, o: _seen.append((_net[3].training, torch.is_grad_enabled())))
+_seen = []  # the dropout's own mode when it runs (m: also in a copy of the model)
+_hook = _net[3].register_forward_hook(
+    lambda m, i, o: _seen.append((m.training, torch.is_grad_enabled())))
 _x = torch.randn(6, 4)
 try:
-    with checks.explain_errors({}, "predict(model, x)"):
+    with (helpers.modes.calls_recorded() as _delegated,
+          checks.explain_errors({}, "predict(model, x)")):
         _out = predict(_net, _x)
 finally:
     _hook.remove()
+    _grad_left_on = torch.is_grad_enabled()
+    torch.set_grad_enabled(True)  # so that the checks below and the rest of the page run
+checks.expect_true(not _delegated, "[mc:predict.delegates] predict calls helpers.modes ("
+                   + ", ".join(_delegated) + "), which does this exercise for you: save each "
+                   "submodule's flag and put it back yourself.")
 checks.expect_true(bool(_seen), "[mc:predict.model-not-called] predict never called the model: "
                    "return model(x).")
 checks.expect_true(not _seen[-1][0], "[mc:predict.dropout-active] The model ran in training "
                    "mode, so dropout zeroed activations at random: call model.eval() first.")
 checks.expect_true(not _seen[-1][1], "[mc:predict.graph-recorded] Autograd recorded a graph: "
                    "run the model inside `with torch.no_grad():` (or torch.inference_mode()).")
+checks.expect_true(_grad_left_on, "[mc:predict.grad-mode-left] After predict, autograd is off "
+                   "for everything that follows: torch.set_grad_enabled(False) stays in force "
+                   "until it is switched back. A `with torch.no_grad():` block ends by itself.")
+checks.expect_true(isinstance(_out, torch.Tensor), "[mc:predict.output-changed] predict "
+                   f"returned an object of type {type(_out).__name__}: return what model(x) "
+                   "returns, a tensor.")
 _left = [m for m in _net.modules() if not m.training]
 checks.expect_true(not _left, f"[mc:predict.mode-not-restored] The model was in training mode "
                    f"and {len(_left)} of its submodules are in evaluation mode after predict: "
@@ -1191,7 +1234,9 @@ _hints = {"Unsupported global": "[mc:load.allow-list] The file holds a TrainConf
           "Missing key": "[mc:load.prefix] The keys in the file begin with '_orig_mod.', "
           "the model's do not: remove that prefix from every key before loading.",
           "Unexpected key": "[mc:load.prefix] The keys in the file begin with '_orig_mod.', "
-          "the model's do not: remove that prefix from every key before loading."}
+          "the model's do not: remove that prefix from every key before loading.",
+          "size mismatch": "[mc:load.config] The file's weights have other shapes than the "
+          "model you built: build it with make_model(...) of the file's own config."}
 with checks.explain_errors(_hints, "load_checkpoint(path)"):
     _result = load_checkpoint(_good)
 checks.expect_true(isinstance(_result, tuple) and len(_result) == 2
@@ -1225,16 +1270,17 @@ checks.expect_true(not _tripwire,
                    "it named: that is what weights_only=False allows. Use weights_only=True and "
                    "allow TrainConfig alone.")
 ### BEGIN HIDDEN TESTS
+_bare = getattr(_model, "_orig_mod", _model)  # a model returned inside torch.compile's wrapper
 with checks.because("[mc:state-dict.not-loaded] Every parameter and buffer must come from "
                     "the file."):
     for _k, _v in _state.items():
-        checks.expect_equal(_model.state_dict()[_k], _v, f"state_dict()[{_k!r}]")
+        checks.expect_equal(_bare.state_dict().get(_k), _v, f"state_dict()[{_k!r}]")
 _wide = os.path.join(workdir, "wide.pt")
 _wide_model = make_model(TrainConfig(9, 0.3))
 _write_checkpoint(_wide, _wide_model.state_dict(), TrainConfig(9, 0.3), epoch=12)
 with checks.explain_errors(_hints, "load_checkpoint(a checkpoint with hidden=9)"):
     _loaded, _ep = load_checkpoint(_wide)
-checks.expect_true(_loaded[0].out_features == 9 and _ep == 12,
+checks.expect_true(getattr(_loaded, "_orig_mod", _loaded)[0].out_features == 9 and _ep == 12,
                    "[mc:load.config] Build the model from the file's own config and return "
                    "the file's own epoch.")
 ### END HIDDEN TESTS
@@ -1302,15 +1348,17 @@ print("F.linear equals the layer:", torch.allclose(F.linear(x, layer.weight, lay
 # ### The inspector again: modes and frozen parameters
 #
 # **Try this**
-# 1. Pick "MLP with dropout and batch norm" in `train` mode. Notice that the two passes
-#    over the same input give different outputs. Switch to `eval` and notice they agree.
+# 1. Predict whether two passes of one input through "MLP with dropout and batch norm"
+#    agree in `train` mode, and in `eval` mode; then pick it and switch between the two.
 #    Explain which two layers make the difference.
-# 2. Pick "fine-tuned, batch norm in eval" with mode `as set`. Notice the mode written on
-#    each row, and that the passes still differ. Click `train`, then `as set` again.
-#    Explain why `model.train(was_training)` would not have put this model back.
-# 3. Pick "fine-tuning net", set "freeze" to `0`. Notice the grey rows and how far the
-#    trainable count falls; then toggle `train` and `eval` and watch the count. Explain the
-#    drop with d_out·(d_in + 1), and what the toggle says about the `eval()` quiz.
+# 2. Predict the mode written on each row of "fine-tuned, batch norm in eval" with mode
+#    `as set`, and whether its two passes differ; then pick it. Click `train`, then
+#    `as set` again. Explain why `model.train(was_training)` would not have put this model
+#    back.
+# 3. Predict how far the trainable count of "fine-tuning net" falls when its layer `2` is
+#    frozen, then set "freeze" to `2`. Notice the grey rows; then toggle `train` and `eval`
+#    and watch the count. Explain the drop with d_out·(d_in + 1), and what the toggle says
+#    about the `eval()` quiz.
 
 # %%
 torch.manual_seed(11)
@@ -1349,10 +1397,11 @@ with checks.explain_errors({}, "freeze_all_but_last(model)"):
     _n = freeze_all_but_last(_seq)
 _flags = {name: p.requires_grad for name, p in _seq.named_parameters()}
 checks.expect_true(not all(_flags.values()),
-                   "[mc:freeze.module-attribute] Every parameter still requires grad. Setting "
-                   "module.requires_grad = False only adds an attribute, and eval() freezes "
-                   "nothing: call requires_grad_(False) on the module or set p.requires_grad "
-                   "= False on each parameter.")
+                   "[mc:freeze.module-attribute] Every parameter still requires grad. Freezing "
+                   "is a flag on each parameter: call requires_grad_(False) on the module or "
+                   "set p.requires_grad = False on each parameter. module.requires_grad = False "
+                   "only adds an attribute, and eval() and torch.no_grad() leave the flags as "
+                   "they are.")
 checks.expect_true(_flags["4.weight"] and _flags["4.bias"],
                    "[mc:freeze.last-frozen] The last layer's weight and bias must stay "
                    "trainable: it is the part that is fine-tuned.")
@@ -1419,6 +1468,18 @@ checks.expect_true(bool(_names),
                    "[mc:modules.plain-tensor] named_parameters() lists nothing: a tensor with "
                    "requires_grad=True assigned to an attribute is not registered. Wrap each "
                    "in nn.Parameter(...).")
+_plain = sorted(n for n in _wanted - _names if isinstance(getattr(_glu, n, None), torch.Tensor)
+                and not isinstance(getattr(_glu, n), nn.Parameter))
+checks.expect_true(not _plain,
+                   f"[mc:modules.plain-tensor] {', '.join(_plain)}: a plain tensor, not a "
+                   "Parameter. An operation on a Parameter (nn.Parameter(w) / d_in ** 0.5) "
+                   "returns an ordinary tensor: compute the values first, then wrap them in "
+                   "nn.Parameter(...).")
+_shared = sorted(n for n in _wanted - _names if isinstance(getattr(_glu, n, None), nn.Parameter))
+checks.expect_true(not _shared,
+                   f"[mc:gated.names] {', '.join(_shared)}: the same Parameter object as another "
+                   "attribute, so named_parameters() lists it once. The value and the gate each "
+                   "need their own weights and biases.")
 checks.expect_true(_wanted <= _names,
                    f"[mc:gated.names] named_parameters() lists {sorted(_names)}: declare the "
                    "four nn.Parameter attributes weight_value, bias_value, weight_gate and "
@@ -1582,11 +1643,10 @@ checks.reject_close(_means["outer"], {_replayed: "[mc:hooks.replay-children] Tha
                     "outer gives when the children run one after another; forward adds x "
                     "first. Hooks see what forward really computes."}, "the mean for 'outer'")
 ### BEGIN HIDDEN TESTS
-with checks.because("[mc:hooks.late-binding] Each child's mean goes under its own name: a hook "
-                    "defined in a loop reads the loop variable when it runs; bind it with "
-                    "name=name."):
-    for _k, _v in _true.items():
-        checks.expect_close(_means[_k], _v, f"the mean for {_k!r}", rtol=1e-5)
+for _k, _v in _true.items():
+    checks.expect_close(_means[_k], _v, f"the mean for {_k!r}", rtol=1e-5,
+                        hint="[mc:hooks.wrong-tensor] Record the mean of each child's output in "
+                             "this pass (a forward hook's third argument), under its own name.")
 _seq = nn.Sequential(nn.Linear(3, 3), nn.ReLU())
 _grad_on.clear()
 _spy = _seq[0].register_forward_hook(lambda m, i, o: _grad_on.append(torch.is_grad_enabled()))
@@ -1700,8 +1760,9 @@ with checks.because("[mc:init.grad-preserved] Compare the grey bars of layer 1 a
 #    and the grey bars for the two quizzes. Then notice the purple bars: nearly level from
 #    layer to layer. Explain with ∂L/∂W = (∂L/∂y)ᵀ · (the layer's input): one factor shrinks
 #    on the way up, the other on the way down.
-# 2. Set the scale to 1.41 (√2). Notice both the std column and the grey bars level off, at
-#    any depth up to 12. Explain why doubling the weights' variance suits a ReLU.
+# 2. Predict what doubling the weights' variance (scale √2 ≈ 1.41) does to the std column
+#    and the grey bars, then set it. Notice both level off, at any depth up to 12. Explain
+#    why that factor suits a ReLU.
 # 3. Predict first, then pick `nn.Linear default × scale` at scale 1: does the std fall
 #    faster or slower than with normal weights at scale 1? Notice the dead units. Explain
 #    both with the weights' std in the title (0.577/√fan_in) and the biases.
@@ -1787,7 +1848,10 @@ with torch.no_grad():
 _kept = {k: v.clone() for k, v in _model.state_dict().items() if k.startswith("2.2.")}
 _nested_before = _inner[0].weight.detach().clone()
 with checks.explain_errors({"leaf Variable": "[mc:init.in-place-grad] Refill a parameter under "
-                            "torch.no_grad(), or with nn.init's functions (they do it for you)."},
+                            "torch.no_grad(), or with nn.init's functions (they do it for you).",
+                            "fewer than 2 dimensions": "[mc:init.other-modules] Batch norm has a "
+                            "weight too, one number per feature: re-initialise the nn.Linear "
+                            "layers only."},
                            "kaiming_init_(model)"):
     _ret = kaiming_init_(_model)
 checks.expect_true(_ret is _model, "[mc:init.return] Return the model you were given (apply "
@@ -1807,6 +1871,10 @@ for _name, _lin in (("layer 0 (fan_in 500)", _model[0]), ("layer 2.0 (fan_in 300
     checks.expect_true(0.9 < _rel < 1.1 or not 0.9 < _std / (2 / _lin.out_features) ** 0.5 < 1.1,
                        f"[mc:init.fan-out] In {_name} the std is √(2/fan_out): fan_in is the "
                        "layer's input width, in_features (nn.init's default mode='fan_in').")
+    checks.expect_true(0.9 < _rel < 1.1 or not 0.9 < _std / (2 / _lin.in_features) < 1.1,
+                       f"[mc:init.variance-as-std] In {_name} the weights' std is 2/fan_in: that "
+                       "is the variance Kaiming's initialisation asks for, and the std is its "
+                       "square root, √(2/fan_in).")
     checks.expect_true(0.9 < _rel < 1.1, f"[mc:init.relu-gain] In {_name} the weights' std is "
                        f"{_rel:.2f} × √(2/fan_in), not √(2/fan_in).")
     checks.expect_true(not _lin.bias.detach().any(), f"[mc:init.bias] The biases of {_name} are "

@@ -70,6 +70,19 @@ PREDICT = (
 )
 
 
+# restores every submodule's flag: the variants built on it differ in what else they do
+PREDICT_BY_HAND = (
+    "def predict(model, x):\n"
+    "    saved = [(m, m.training) for m in model.modules()]\n"
+    "    model.eval()\n"
+    "    {context}\n"
+    "        out = model(x)\n"
+    "    for m, flag in saved:\n"
+    "        m.training = flag\n"
+    "    return {returned}\n"
+)
+
+
 def predict(mode="    model.eval()\n", context="with torch.no_grad():",
             restore="    model.train(was_training)\n"):
     return PREDICT.format(mode=mode, context=context, restore=restore)
@@ -181,6 +194,22 @@ WRONG = {
          "Wrap it in nn.Parameter", "modules.plain-tensor"),
         (standardise(stats="        self.mean = mean\n        self.std = std\n"),
          "are not in state_dict()", "buffers.plain-tensor"),
+        (standardise(stats='        self.register_buffer("mean", mean, persistent=False)\n'
+                           '        self.register_buffer("std", std, persistent=False)\n'),
+         "persistent=False, so state_dict() leaves them out", "buffers.persistent"),
+        (standardise(stats="        self.mean = nn.Parameter(mean, requires_grad=False)\n"
+                           "        self.std = nn.Parameter(std, requires_grad=False)\n"),
+         "parameters() lists mean and std", "buffers.stats-as-parameter"),
+        ("class FixedStandardise(nn.Module):\n"
+         "    def __init__(self, mean, std):\n"
+         "        super().__init__()\n"
+         "        for name, value in (('mean', mean), ('std', std), ('gain', torch.ones(len(mean)))):\n"
+         "            self.register_buffer(name, value)\n"
+         + LARGEST + "\n"
+         "    def forward(self, x):\n"
+         "        z = (x - self.mean) / self.std\n"
+         "        self.largest = z.detach().abs().amax(0)\n"
+         "        return z * self.gain\n", "gain is a buffer", "buffers.learned-buffer"),
     ],
     P + "fix-list": [
         (TOWER.format(init=SUPER, container=LIST), "Python list", "modules.python-list"),
@@ -190,6 +219,18 @@ WRONG = {
                        "                x = torch.relu(x)\n", "            x = torch.relu(x)\n")
          .format(init=SUPER, container="nn.ModuleList(" + LIST + ")"),
          "except the last", "modules.relu-placement"),
+        (TOWER.format(init=SUPER, container="nn.ModuleList(nn.Linear(sizes[k], sizes[k + 1]) "
+                                            "for k in range(len(sizes)))"),
+         "One Linear per pair", "modules.layer-sizes"),
+        (TOWER.format(init=SUPER, container="nn.ModuleList(nn.Linear(b, a) for a, b in "
+                                            "zip(sizes[:-1], sizes[1:]))"),
+         "from sizes[k] to sizes[k + 1]", "modules.layer-sizes"),
+        ("class Tower(nn.Module):\n"
+         "    def __init__(self, sizes):\n"
+         "        super().__init__()\n"
+         "        self.layers = nn.Sequential(*(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])))\n\n"
+         "    def forward(self, x):\n"
+         "        return self.layers(x)\n", "except the last", "modules.relu-placement"),
     ],
     P + "quiz-batch-shape": [
         ("answer_batch_shape = (4, 7)\n", "are not merged", "linear.flattens-batch"),
@@ -207,6 +248,12 @@ WRONG = {
          "budget.at-most"),
         (budget("(budget - d_out) // (d_in + d_out + 1)"), "not a negative width",
          "budget.negative"),
+        (budget("max(0, round((budget - d_out) / (d_in + d_out + 1)))"), "rounding down",
+         "budget.round-up"),
+        (budget("max(1, (budget - d_out) // (d_in + d_out + 1))"), "not even h = 1 fits",
+         "budget.negative"),
+        (budget("max(0, budget // (d_in + 1 + d_out))"), "the output layer's too",
+         "params.forget-bias"),
     ],
     P + "merge-linear": [
         (merge(bias="second.bias"), "first layer's bias is missing", "merge.bias"),
@@ -219,6 +266,16 @@ WRONG = {
          "    return merged\n", "cannot be replaced by a plain tensor", "merge.assign-tensor"),
         ("def merge_linears(first, second):\n"
          "    return nn.Sequential(first, second)\n", "return one nn.Linear", "merge.not-one-layer"),
+        (merge().replace("    with torch.no_grad():\n", "    if True:\n"), "in-place write",
+         "init.in-place-grad"),
+        ("def merge_linears(first, second):\n"
+         "    with torch.no_grad():\n"
+         "        second.bias.copy_(second.weight @ first.bias + second.bias)\n"
+         "        second.weight = nn.Parameter(second.weight @ first.weight)\n"
+         "    second.in_features = first.in_features\n"
+         "    return second\n", "first or second changed", "merge.modified-inputs"),
+        (merge(bias="first.bias @ second.weight + second.bias"), "multiplies from the left",
+         "linear.weight-layout"),
     ],
     P + "quiz-dropout-value": [
         ("answer_dropout_value = 1.0\n", "rescales them", "dropout.no-rescale"),
@@ -237,6 +294,19 @@ WRONG = {
          "are in evaluation mode after predict", "predict.mode-not-restored"),
         (predict(restore="    model.train()\n"), "each submodule's own flag",
          "predict.one-flag-restored"),
+        ("def predict(model, x):\n"
+         "    with helpers.modes.evaluating(model), torch.no_grad():\n"
+         "        return model(x)\n", "put it back yourself", "predict.delegates"),
+        ("def predict(model, x):\n"
+         "    saved = [(m, m.training) for m in model.modules()]\n"
+         "    model.eval()\n"
+         "    torch.set_grad_enabled(False)\n"
+         "    out = model(x)\n"
+         "    for m, flag in saved:\n"
+         "        m.train(flag)\n"
+         "    return out\n", "autograd is off", "predict.grad-mode-left"),
+        (PREDICT_BY_HAND.format(context="with torch.no_grad():", returned="out.numpy()"),
+         "returns, a tensor", "predict.output-changed"),
     ],
     P + "load-checkpoint": [
         (load(load="    checkpoint = torch.load(path, weights_only=False)\n"),
@@ -247,11 +317,18 @@ WRONG = {
         (load(load="    checkpoint = torch.load(path, weights_only=True)\n"),
          "safe_globals", "load.allow-list"),
         (load(returned="model"), "Return a pair", "load.return-pair"),
+        (load(mode="    model.eval\n"), "still in training mode", "state-dict.mode"),
+        (load(returned="model, checkpoint['epoch'] + 1"), "entry as it is", "load.return-pair"),
+        (LOAD.replace("checkpoint['config']", "TrainConfig(6, 0.1)").format(
+            load=SAFE_LOAD, key="key.removeprefix('_orig_mod.')", strict="",
+            mode="    model.eval()\n", returned="model, checkpoint['epoch']"),
+         "the file's own config", "load.config"),
     ],
     P + "freeze": [
         (FREEZE.format(body="    model[:-1].requires_grad = False\n"), "only adds an attribute",
          "freeze.module-attribute"),
-        (FREEZE.format(body="    model[:-1].eval()\n"), "eval() freezes", "freeze.module-attribute"),
+        (FREEZE.format(body="    model[:-1].eval()\n"), "eval() and torch.no_grad() leave",
+         "freeze.module-attribute"),
         (FREEZE.format(body="    model[0].requires_grad_(False)\n"), "not only the first",
          "freeze.partial"),
         ("def freeze_all_but_last(model):\n"
@@ -262,6 +339,16 @@ WRONG = {
                             "        if isinstance(m, nn.Linear):\n"
                             "            m.requires_grad_(False)\n"),
          "whatever layer holds it", "freeze.partial"),
+        (FREEZE.format(body="    with torch.no_grad():\n"
+                            "        for layer in model[:-1]:\n"
+                            "            layer.zero_grad()\n"),
+         "torch.no_grad() leave the flags", "freeze.module-attribute"),
+        (FREEZE.format(body="    model.requires_grad_(False)\n"), "must stay trainable",
+         "freeze.last-frozen"),
+        ("def freeze_all_but_last(model):\n"
+         "    model[:-1].requires_grad_(False)\n"
+         "    return sum(p.numel() for p in model.parameters())\n",
+         "number of elements", "freeze.count"),
     ],
     P + "gated": [
         (gated(wrap="", grad=").requires_grad_("), "nn.Parameter(...)", "modules.plain-tensor"),
@@ -288,6 +375,12 @@ WRONG = {
          "weight_value", "gated.names"),
         (gated(scale=""), "standard deviation 1/√d_in", "gated.init-scale"),
         (gated(scale=" / d_out ** 0.5"), "standard deviation 1/√d_in", "gated.init-scale"),
+        (gated(scale=") / (d_in ** 0.5", grad=""), "then wrap them", "modules.plain-tensor"),
+        (gated().replace("        self.weight_gate = nn.Parameter(torch.randn(d_out, d_in) / d_in ** 0.5)\n",
+                         "        self.weight_gate = self.weight_value\n"),
+         "same Parameter object", "gated.names"),
+        (gated().replace("torch.zeros(d_out)", "torch.randn(d_out)"), "Biases start at zero",
+         "gated.init"),
     ],
     P + "hook-means": [
         (hooks(remove=""), "still registered", "hooks.handle-left"),
@@ -301,6 +394,30 @@ WRONG = {
          "    return means\n", "one after another", "hooks.replay-children"),
         (hooks(value="output.mean()"), "0-d tensor", "hooks.tensor-not-float"),
         (hooks(context="if True:"), "recording a graph", "hooks.grad-recorded"),
+        ("def output_means(model, x):\n"
+         "    means, handles = {}, []\n"
+         "    for name, child in model.named_children():\n"
+         "        def record(module, inputs, name=name):\n"
+         "            means[name] = inputs[0].mean().item()\n"
+         "        handles.append(child.register_forward_pre_hook(record))\n"
+         "    with torch.no_grad():\n"
+         "        model(x)\n"
+         "    for handle in handles:\n"
+         "        handle.remove()\n"
+         "    return means\n", "output in this pass", "hooks.wrong-tensor"),
+        (hooks().replace("model.named_children()", "model.named_modules()"), "named_children()",
+         "hooks.names"),
+        ("def output_means(model, x):\n"
+         "    means, handles = {}, []\n"
+         "    for name, child in model.named_children():\n"
+         "        def record(module, inputs, output, name=name):\n"
+         "            with torch.no_grad():  # too late: forward has recorded it already\n"
+         "                means[name] = output.mean().item()\n"
+         "        handles.append(child.register_forward_hook(record))\n"
+         "    model(x)\n"
+         "    for handle in handles:\n"
+         "        handle.remove()\n"
+         "    return means\n", "recording a graph", "hooks.grad-recorded"),
     ],
     P + "quiz-relu-depth": [
         ('answer_relu_depth = "about the same"\n', "half the", "init.relu-preserves"),
@@ -327,6 +444,17 @@ WRONG = {
          "            nn.init.zeros_(m.bias)\n"
          "    return model\n", "Linear layers only", "init.other-modules"),
         (init(bias=""), "not all 0", "init.bias"),
+        (init(weight="nn.init.normal_(module.weight, std=2 / module.in_features)"),
+         "square root", "init.variance-as-std"),
+        (init(weight="module.weight.normal_(0, (2 / module.in_features) ** 0.5)",
+              bias="            module.bias.zero_()\n"),
+         "torch.no_grad()", "init.in-place-grad"),
+        ("def kaiming_init_(model):\n"
+         "    for m in model.modules():\n"
+         "        if hasattr(m, 'weight'):\n"
+         "            nn.init.kaiming_normal_(m.weight, nonlinearity='relu')\n"
+         "            nn.init.zeros_(m.bias)\n"
+         "    return model\n", "nn.Linear layers only", "init.other-modules"),
     ],
 }
 
