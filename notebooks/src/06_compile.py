@@ -1225,8 +1225,7 @@ else:
 # a small MLP eagerly and compiled:
 
 # %%
-mlp = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
-                    nn.Linear(256, 10))
+mlp = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 10))
 batch_x, batch_y = torch.randn(32, 64), torch.randint(0, 10, (32,))
 
 
