@@ -231,6 +231,33 @@ def test_fork_bomb_is_bounded_by_the_process_limit(workdir):
     # the sleeping children died with the sandbox: the autouse fixture checks
 
 
+
+MATMUL = "a = torch.randn(1024, 1024)\nprint(bool((a @ a).isfinite().all()), torch.get_num_threads())"
+
+
+def test_more_threads_than_allowed_are_clamped_with_a_line_not_a_dead_kernel(workdir):
+    # graded `crashed` (SIGSEGV) before: 64 threads asked, each started at the next product
+    outcome = run(notebook("import torch\ntorch.set_num_threads(64)", MATMUL, "print('after')"), workdir)
+    assert outcome.status == "ok", outcome.reason
+    said = texts(outcome.notebook.cells[0])
+    assert "torch.set_num_threads(64) asks for more threads than this sandbox allows" in said, said
+    finite, threads = texts(outcome.notebook.cells[1]).split()
+    assert finite == "True" and 1 < int(threads) < 32 and f"using {threads}." in said
+    assert texts(outcome.notebook.cells[2]) == "after\n"
+    # within the limits, a request is left alone
+    outcome = run(notebook("import torch\ntorch.set_num_threads(4)", MATMUL), workdir)
+    assert outcome.status == "ok" and texts(outcome.notebook.cells[0]) == "", outcome.reason
+    assert texts(outcome.notebook.cells[1]).split() == ["True", "4"]
+
+
+def test_a_kernel_that_cannot_create_a_thread_says_so(workdir):
+    # torch._C's own setter, under the clamp: the threads are asked for at the product
+    outcome = run(notebook("import torch\ntorch._C.set_num_threads(64)", MATMUL, "print('after')"), workdir)
+    assert outcome.status == "crashed", outcome.reason
+    assert "cell #2" in outcome.reason and "could not create a thread or process" in outcome.reason, outcome.reason
+    assert "64 processes and threads" in outcome.reason
+
+
 # --- network and files -----------------------------------------------------------------------
 
 def test_host_loopback_is_unreachable(workdir):

@@ -38,5 +38,9 @@ def child_env(workdir: Path, scratch_tmp: str) -> dict[str, str]:
         # without it 10.9 s and 2.1 s)
         "TORCHINDUCTOR_CPP_CACHE_PRECOMPILE_HEADERS": "0",
         "OMP_NUM_THREADS": "1",  # keeps a submission's thread count (and NPROC use) small
+        # RLIMIT_AS counts address space reserved, not used: glibc reserves 64 MiB for each
+        # malloc arena, one per thread up to 8 per core, so that 12 threads of torch cost 630
+        # MiB of a 2 GiB limit (measured); two arenas leave a thread its stack
+        "MALLOC_ARENA_MAX": "2",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
     }

@@ -182,6 +182,12 @@ def classify(result, stderr: str, killed: bool, limits: Limits, seconds: float) 
         if memory_cell is not None or result.get("near_memory_limit"):
             return Outcome("memory", f"{where}: {result.get('detail')} at the memory limit of "
                            f"{limits.memory_mb} MiB; the code needs less memory", seconds, nb)
+        said = thread_failure(result.get("kernel_stderr", "") + _stderr_outputs(nb, cell))
+        if said:
+            return Outcome("crashed", f"the kernel died in {where} ({result.get('detail')}): it could not create "
+                           f"a thread or process (\"{said}\"); the sandbox allows {limits.max_processes} "
+                           "processes and threads in all: ask for fewer (torch.set_num_threads, "
+                           "DataLoader's num_workers) or raise --max-processes", seconds, nb)
         return Outcome("crashed", f"the kernel died in {where} ({result.get('detail')}); "
                        "look for os._exit, sys.exit in a subprocess, or native code that crashes",
                        seconds, nb)
@@ -199,6 +205,28 @@ def cell_label(nb, index) -> str:
     position = 1 + sum(CANARY_KEY not in c.get("metadata", {}) for c in nb.cells[:index])
     grade_id = nb.cells[index].get("metadata", {}).get("nbgrader", {}).get("grade_id")
     return f"#{position}" + (f" ({grade_id})" if grade_id else "")
+
+
+# what native code prints when it cannot start a thread or process (libgomp, pthreads, a
+# C++ std::thread, CPython), just before the kernel dies of it
+THREAD_MARKERS = ("Thread creation failed", "pthread_create", "can't start new thread",
+                  "Resource temporarily unavailable", "fork failed", "std::system_error")
+
+
+def thread_failure(text: str) -> str:
+    """The first line of ``text`` saying a thread or process could not be created, or ""."""
+    for line in text.splitlines():
+        if any(marker in line for marker in THREAD_MARKERS):
+            return line.strip()[:200]
+    return ""
+
+
+def _stderr_outputs(nb, index) -> str:
+    """What the cell the kernel died in wrote to stderr before it died."""
+    if index is None or index >= len(nb.cells):
+        return ""
+    return "".join(o.get("text", "") for o in nb.cells[index].get("outputs", [])
+                   if o.get("output_type") == "stream" and o.get("name") == "stderr")
 
 
 ALLOCATOR_ERRORS = ("RuntimeError", "OSError")  # how torch and the C++ runtime raise a failed allocation

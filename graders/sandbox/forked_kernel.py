@@ -80,22 +80,27 @@ class ForkingKernelManager(AsyncKernelManager):
 
     async def _async_launch_kernel(self, kernel_cmd, **kw) -> None:
         args = kernel_cmd[kernel_cmd.index("ipykernel_launcher") + 1:]
+        stderr = kw.get("stderr")
         process = fork_kernel(args, dict(kw.get("env") or os.environ), str(kw.get("cwd") or os.getcwd()),
-                              self.memory_bytes, self.max_processes)
+                              self.memory_bytes, self.max_processes,
+                              stderr.fileno() if hasattr(stderr, "fileno") else None)
         provisioner = self.provisioner
         provisioner.process, provisioner.pid, provisioner.pgid = process, process.pid, process.pid
         provisioner.cwd = kw.get("cwd")
         self._reconcile_connection_info(provisioner.connection_info)
 
 
-def fork_kernel(args: list[str], env: dict, cwd: str, memory_bytes: int, max_processes: int) -> ForkedProcess:
+def fork_kernel(args: list[str], env: dict, cwd: str, memory_bytes: int, max_processes: int,
+                stderr: int | None = None) -> ForkedProcess:
+    """The kernel, forked; ``stderr``: a descriptor for its standard error (else /dev/null),
+    where native code that dies says why (the runner reads its end)."""
     pid = os.fork()
     if pid == 0:
-        _become_kernel(args, env, cwd, memory_bytes, max_processes)  # never returns
+        _become_kernel(args, env, cwd, memory_bytes, max_processes, stderr)  # never returns
     return ForkedProcess(pid)
 
 
-def _become_kernel(args, env, cwd, memory_bytes, max_processes) -> None:
+def _become_kernel(args, env, cwd, memory_bytes, max_processes, stderr=None) -> None:
     code = 1
     try:
         # What the runner left in memory is never collected here: its finalizers would close
@@ -104,7 +109,7 @@ def _become_kernel(args, env, cwd, memory_bytes, max_processes) -> None:
         os.setsid()  # the kernel leads its session: the runner ends it with killpg
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
+            os.dup2(stderr if fd == 2 and stderr is not None else devnull, fd)
         os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
         namespaces.set_dumpable(True)  # the runner is not; the kernel may read its own /proc
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):

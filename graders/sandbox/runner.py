@@ -25,6 +25,7 @@ import os
 import resource
 import signal
 import sys
+import tempfile
 import time
 
 import nbformat
@@ -200,9 +201,12 @@ async def run(spec: dict, receive=None, fork: bool = False) -> dict:
     phases = Phases()
     result["phases"] = phases.totals
     client.reset_execution_trackers()
+    # the kernel's own standard error: what native code says before it kills the kernel
+    # (libgomp: "Thread creation failed"), which ipykernel's capture passes on as it dies
+    kernel_stderr, tap = tempfile.TemporaryFile(), None
     try:
         async with client.async_setup_kernel(cwd=spec["cwd"], stdout=open(os.devnull, "wb"),
-                                             stderr=open(os.devnull, "wb")):
+                                             stderr=kernel_stderr):
             kernel_pid = getattr(client.km.provisioner, "pid", None)
             result["kernel_pid"] = phases.kernel_pid = kernel_pid
             if receive is not None:
@@ -217,6 +221,10 @@ async def run(spec: dict, receive=None, fork: bool = False) -> dict:
                 if reply and reply["content"]["status"] != "ok":
                     result["prologue_error"] = f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}"
                 phases.lap("imports")  # the guard imports torch, numpy, helpers.checks to watch them
+            if limits.get("max_processes"):
+                await _silently(client, THREADS_SETUP.format(int(limits["max_processes"])))
+            tap = StderrTap(kernel_pid)
+            await _silently(client, tap.redirect())
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
                     continue
@@ -240,6 +248,7 @@ async def run(spec: dict, receive=None, fork: bool = False) -> dict:
                     result.update(status="crashed", cell=index, detail=_exit_description(client))
                     memory = manager.memory_bytes
                     result["near_memory_limit"] = bool(memory) and peak["vm"] > 0.9 * memory
+                    result["kernel_stderr"] = tap.tail() + _tail(kernel_stderr)
                     break
                 finally:
                     phases.lap("integrity checks" if canary else
@@ -247,11 +256,88 @@ async def run(spec: dict, receive=None, fork: bool = False) -> dict:
             sampler.cancel()
             _end_kernel(client)  # before nbclient's shutdown, which would poll it every 0.1 s
     finally:
+        if tap is not None:
+            tap.close()
         if result.get("kernel_pid"):
             _kill_group(result["kernel_pid"])
         phases.lap("teardown, result")
     result["notebook"] = nb
     return result
+
+
+# Run silently after the prologue: torch's thread requests clamped to what the sandbox's
+# process and thread limit leaves room for (graders.sandbox.threads)
+THREADS_SETUP = "import graders.sandbox.threads as _graders_threads\n_graders_threads.clamp({})\ndel _graders_threads\n"
+
+
+async def _silently(client, code: str) -> None:
+    msg_id = client.kc.execute(code, silent=True, store_history=False)
+    await asyncio.wait_for(client.async_wait_for_reply(msg_id), 60)
+
+
+class StderrTap:
+    """The kernel's standard error, passed through this process on its way to the notebook.
+
+    Native code that cannot go on (libgomp: "Thread creation failed") writes why to file
+    descriptor 2 and ends the process. ipykernel reads that descriptor with a thread of the
+    dying kernel, which often dies before it has passed the words on. So the kernel's fd 2
+    becomes a FIFO read here instead (``redirect``, run silently in the kernel): what arrives
+    is kept (its tail) and forwarded to ipykernel's own pipe, so the notebook shows it as
+    before; what a dying kernel wrote is here, whenever it died."""
+
+    KEEP = 16_384
+
+    def __init__(self, pid: int):
+        self.kept = bytearray()
+        self.path = os.path.join(tempfile.gettempdir(), f".graders-stderr-{os.getpid()}-{os.urandom(4).hex()}")
+        os.mkfifo(self.path, 0o600)
+        self.read = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        self.hold = os.open(self.path, os.O_WRONLY)  # never an end-of-file while the kernel's comes and goes
+        try:
+            self.forward = os.open(f"/proc/{pid}/fd/2", os.O_WRONLY | os.O_NONBLOCK)  # ipykernel's pipe
+        except OSError:
+            self.forward = None
+        asyncio.get_running_loop().add_reader(self.read, self._pump)
+
+    def redirect(self) -> str:
+        """The kernel's side: its fd 2 becomes the FIFO."""
+        return (f"import os as _graders_os\n_graders_fd = _graders_os.open({self.path!r}, _graders_os.O_WRONLY)\n"
+                "_graders_os.dup2(_graders_fd, 2)\n_graders_os.close(_graders_fd)\ndel _graders_os, _graders_fd\n")
+
+    def _pump(self) -> bool:
+        try:
+            chunk = os.read(self.read, 65536)
+        except BlockingIOError:
+            return False
+        self.kept = (self.kept + chunk)[-self.KEEP:]
+        if self.forward is not None:
+            try:
+                os.write(self.forward, chunk)
+            except OSError:  # ipykernel's pipe full or gone: the notebook misses it, we keep it
+                pass
+        return bool(chunk)
+
+    def tail(self) -> str:
+        while self._pump():
+            pass
+        return self.kept.decode(errors="replace")
+
+    def close(self) -> None:
+        asyncio.get_running_loop().remove_reader(self.read)
+        for fd in (self.read, self.hold, self.forward):
+            if fd is not None:
+                os.close(fd)
+        os.unlink(self.path)
+
+
+def _tail(handle, size: int = 4096) -> str:
+    """The last ``size`` bytes written to ``handle``."""
+    try:
+        handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, handle.tell() - size))
+        return handle.read().decode(errors="replace")
+    except (OSError, ValueError):
+        return ""
 
 
 async def _sample_memory(pid, peak) -> None:
