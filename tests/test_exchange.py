@@ -268,3 +268,23 @@ def test_a_roster_with_bad_rows_is_refused_whole(tmp_path):
     assert [(m.username, m.role, m.password) for m in roster.read(path)] == \
         [("ada", "student", ""), ("grace", "instructor", "s3cret")]
 
+
+
+def test_a_folder_opened_for_two_classes_closes_with_the_last(tmp_path):
+    """A checkout in a mode-700 folder: each throwaway class opens the way (o+x) and the
+    folder gets its mode back only when the last class that holds it open ends."""
+    from deploy.hub.throwaway import close_way, open_way, unsearchable
+
+    private = tmp_path / "private"
+    checkout = private / "checkout"
+    checkout.mkdir(parents=True)
+    private.chmod(0o700)
+    assert private in unsearchable(checkout)
+    first = open_way([checkout])
+    second = open_way([checkout])
+    assert private in first and private in second
+    assert private.stat().st_mode & 0o777 == 0o701 and not unsearchable(checkout)
+    close_way(first)
+    assert private.stat().st_mode & 0o777 == 0o701, "closed while another class still needs it"
+    close_way(second)
+    assert private.stat().st_mode & 0o777 == 0o700

@@ -13,6 +13,9 @@ otherwise ``Throwaway`` refuses with the folder's name.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
 import os
 import secrets
 import shutil
@@ -31,6 +34,48 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+GRANTS = Path(tempfile.gettempdir()) / "course-hub-grants.json"
+
+
+@contextlib.contextmanager
+def _grants():
+    """{folder: {"mode": its own mode, "classes": how many classes need it searchable}},
+    shared by every process on the machine, read and written under a lock."""
+    with open(GRANTS.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        grants = json.loads(GRANTS.read_text()) if GRANTS.exists() else {}
+        yield grants
+        GRANTS.write_text(json.dumps(grants))
+
+
+def open_way(paths: list[Path]) -> list[Path]:
+    """Give o+x to each folder on the way to ``paths`` that others cannot search, or that
+    another class opened and still needs; returns the folders this class now holds open."""
+    held = []
+    with _grants() as grants:
+        for path in map(Path, paths):
+            way = [*reversed(path.resolve().parents), path.resolve()]
+            for folder in [f for f in way if str(f) in grants] + unsearchable(path):
+                entry = grants.setdefault(str(folder), {"mode": stat.S_IMODE(folder.stat().st_mode), "classes": 0})
+                if folder not in held:
+                    entry["classes"] += 1
+                    held.append(folder)
+                folder.chmod(entry["mode"] | stat.S_IXOTH)
+    return held
+
+
+def close_way(held: list[Path]) -> None:
+    """Each folder gets its mode back when the last class holding it open ends."""
+    with _grants() as grants:
+        for folder in held:
+            entry = grants.get(str(folder))
+            if entry is not None:
+                entry["classes"] -= 1
+                if entry["classes"] <= 0:
+                    folder.chmod(entry["mode"])
+                    del grants[str(folder)]
+
+
 def unsearchable(path: Path) -> list[Path]:
     """The folders on the way to ``path`` (itself included) that others cannot enter."""
     path = Path(path).resolve()
@@ -45,7 +90,7 @@ class Throwaway:
         self.instructor = f"{self.tag}i"
         self.students = [f"{self.tag}s{k}" for k in range(1, students + 1)]
         self.assignments, self.grant, self.ports = assignments or [], grant, ports
-        self.granted: dict[Path, int] = {}
+        self.granted: list[Path] = []
         self.root: Path | None = None
         self.settings: setup.Settings | None = None
 
@@ -67,13 +112,11 @@ class Throwaway:
         return self
 
     def _reach(self) -> None:
-        needed = {folder for path in (setup.REPO, setup.VENV) for folder in unsearchable(path)}
-        if needed and not self.grant:
-            raise RuntimeError(f"other users cannot enter {', '.join(map(str, sorted(needed)))}: a class's servers "
-                               f"would not reach {setup.REPO} (give those folders o+x, or move the checkout)")
-        for folder in sorted(needed):
-            self.granted[folder] = stat.S_IMODE(folder.stat().st_mode)
-            folder.chmod(self.granted[folder] | stat.S_IXOTH)
+        blocked = [folder for path in (setup.REPO, setup.VENV) for folder in unsearchable(path)]
+        if blocked and not self.grant:
+            raise RuntimeError(f"other users cannot enter {', '.join(map(str, sorted(set(blocked))))}: a class's "
+                               f"servers would not reach {setup.REPO} (give those folders o+x, or move the checkout)")
+        self.granted = open_way([setup.REPO, setup.VENV])
 
     def __exit__(self, *exc) -> None:
         roster.remove(self.members)
@@ -81,8 +124,7 @@ class Throwaway:
                        check=False)
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
-        for folder, mode in self.granted.items():
-            folder.chmod(mode)
+        close_way(self.granted)
 
     @property
     def python(self) -> Path:
