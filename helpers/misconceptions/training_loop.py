@@ -37,11 +37,14 @@ ENTRIES: dict[str, Misconception] = {
     "early-stop.state-dict-copy": _m("model.state_dict() is a snapshot that later steps do not change",
                                      "quiz-state-dict"),
     # Exercise 1: train_epoch
-    "loop.tensor-losses": _m("logging loss tensors is harmless; .item() is only cosmetic", "train-epoch"),
+    "loop.tensor-losses": _m("logging loss tensors is harmless; .item() is only cosmetic", "train-epoch",
+                             "accumulate"),
     "loop.drops-last-batch": _m("a range over batches stops before a last, smaller batch is needed", "train-epoch"),
     "loop.one-loss-per-batch": _m("the loop may log losses at another rate than once per batch", "train-epoch"),
     "loop.one-step-per-batch": _m("the optimizer steps at another rate than once per batch", "train-epoch"),
     "loop.step-before-backward": _m("the order of step and backward in the loop does not matter", "train-epoch"),
+    "loop.zero-grad-after-backward": _m("zero_grad may go anywhere in the iteration, even between backward "
+                                        "and step", "train-epoch"),
     "loop.no-zero-grad": _m("gradients start from zero at each backward without zero_grad", "train-epoch"),
     "loop.wrong-batch": _m("batches can be sliced loosely (overlapping, skipped or out of order)", "train-epoch"),
     "loop.loss-after-step": _m("the logged loss can be recomputed after the step", "train-epoch"),
@@ -52,6 +55,10 @@ ENTRIES: dict[str, Misconception] = {
                           "evaluate"),
     "eval.grad-enabled": _m("eval() alone stops autograd from recording (no_grad is not needed)", "evaluate"),
     "eval.percent": _m("accuracy is reported as a percentage rather than a fraction", "evaluate"),
+    "eval.not-batched": _m("an evaluation in batches may run the model on all rows at once", "evaluate"),
+    "eval.rows-missed": _m("a last, smaller batch can be left out of an evaluation", "evaluate"),
+    "eval.mean-of-batch-means": _m("the mean over a data set is the plain average of its batches' means, "
+                                   "whatever their sizes", "evaluate"),
     "eval.mode-not-restored": _m("an evaluation helper may leave the model in a mode other than the one it had",
                                  "evaluate"),
     "eval.mode-restored-top-only": _m(
@@ -90,6 +97,7 @@ ENTRIES: dict[str, Misconception] = {
     "clip.not-applied": _m("gradient clipping can go after optimizer.step() (or be skipped)", "guarded-step"),
     "clip.norm-after-clipping": _m("clip_grad_norm_ returns (or one should log) the norm after clipping",
                                    "guarded-step"),
+    "clip.norm-tensor": _m("a number returned for logging may stay a tensor", "guarded-step"),
     # Exercise 7: checkpoint
     "checkpoint.model-state": _m("a checkpoint can leave out the model's state_dict", "checkpoint"),
     "checkpoint.optimizer-state": _m(
@@ -98,6 +106,8 @@ ENTRIES: dict[str, Misconception] = {
     "checkpoint.generator-state": _m("a checkpoint needs no random generator state to resume a shuffling loop",
                                      "checkpoint"),
     "checkpoint.global-rng": _m("dropout draws from no generator a checkpoint must restore", "checkpoint"),
+    "checkpoint.weights-only": _m("a checkpoint loaded with weights_only=True may hold whole objects "
+                                  "(a scheduler, a model)", "checkpoint"),
     "checkpoint.epoch": _m("the loop's position need not be saved and returned", "checkpoint"),
     "checkpoint.incomplete": _m("restoring part of the training state reproduces the run", "checkpoint"),
     # Exercise 8: accumulate_step
@@ -107,13 +117,23 @@ ENTRIES: dict[str, Misconception] = {
     "accumulation.unscaled": _m("summing micro-batch mean losses gives the large-batch mean's gradient",
                                 "accumulate"),
     "accumulation.equal-weights": _m(
-        "dividing by the number of micro-batches weights them correctly even when they differ in size",
+        "dividing by the number of micro-batches weights them correctly even when they hold different "
+        "numbers of the rows the loss averages over", "accumulate"),
+    "accumulation.rows-not-labels": _m(
+        "each micro-batch's weight is its share of the rows, also when the loss averages over labelled "
+        "rows only", "accumulate"),
+    "accumulation.empty-chunk-nan": _m(
+        "a micro-batch without a labelled row can be added in like the others (its mean loss is nan)",
         "accumulate"),
     # Exercise 9: the bug hunt
     "bughunt.python-list": _m("layers kept in a Python list are registered as parameters", "bug-hunt"),
     "bughunt.double-softmax": _m("a model feeding CrossEntropyLoss should end in softmax", "bug-hunt"),
     "bughunt.functional-dropout": _m("F.dropout(x, p) follows the module's train()/eval() mode", "bug-hunt"),
     "bughunt.dropout-removed": _m("removing dropout is a fix for dropout that stays on in eval()", "bug-hunt"),
+    "bughunt.dropout-rate": _m("changing dropout's p is part of fixing dropout that stays on in eval()",
+                               "bug-hunt"),
+    "bughunt.tensor-result": _m("an accuracy helper may return a tensor instead of a Python number",
+                                "bug-hunt"),
     "bughunt.float-target": _m("CrossEntropyLoss accepts class indices stored as floats", "bug-hunt"),
     "bughunt.no-zero-grad": _m("a loop without zero_grad trains normally", "bug-hunt"),
     "bughunt.eval-mode": _m("accuracy can be measured with dropout active", "bug-hunt"),

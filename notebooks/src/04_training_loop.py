@@ -13,10 +13,10 @@
 # **You will learn to**
 # - write the five steps in the right order and say what each leaves behind;
 # - predict what SGD, momentum, Adam and AdamW do to a weight;
-# - feed `CrossEntropyLoss` what it expects (raw logits, int64 class indices) and check
-#   that an untrained model's first loss is about ln C;
-# - evaluate with `eval()` and `no_grad()`, restore every submodule's mode afterwards, and
-#   log with `.item()` (knowing what it costs on a GPU);
+# - feed `CrossEntropyLoss` what it expects (raw logits, int64 class indices, -100 for a
+#   row without a label) and sanity-check an untrained model's first loss;
+# - evaluate with `eval()` and `no_grad()`, batch by batch, restore every submodule's mode
+#   afterwards, and log with `.item()` (knowing what it costs on a GPU);
 # - schedule the learning rate (`torch.optim.lr_scheduler`, warm-up, one-cycle) and keep
 #   weight decay off biases and normalisation weights (parameter groups);
 # - stop early without losing the best weights, clip gradients, stop on a non-finite loss;
@@ -29,9 +29,9 @@
 #
 # **How this notebook works.** Quick quizzes ask you to *predict* before a cell shows the
 # answer; numbered exercises (points in the heading) are graded, and a failing test says
-# what you probably believed. **Run time:** about 15 s top to bottom on a quiet 2-core CPU,
-# 32 s on a busy one (measured with `benchmarks/notebooks.py`; the last cell prints the
-# time this run took).
+# what you probably believed. **Run time:** 21–33 s top to bottom on the course's 2-core
+# machine while other work kept it busy (load average 9–10; measured with
+# `benchmarks/notebooks.py`); the last cell prints the time this run took.
 
 # %%
 import copy
@@ -50,6 +50,7 @@ from tqdm.auto import tqdm
 import helpers.loop_anatomy
 import helpers.loss_curves
 import helpers.modes
+import helpers.update_time
 from helpers import checks
 
 notebook_start = time.perf_counter()
@@ -76,8 +77,8 @@ torch.set_num_threads(1)
 # add in whatever order their threads finish, so two runs can differ in the last bits and
 # then drift apart. `torch.use_deterministic_algorithms(True)` makes PyTorch choose an
 # implementation that gives the same bits every time, or raise an error where it has none.
-# This page also keeps the number of threads at one (and these models are so small that a
-# second thread would mostly wait for a busy core).
+# This page also keeps the number of threads at one, so that each sum is added up in one
+# order on every run.
 #
 # ## 1. The five steps
 #
@@ -311,6 +312,8 @@ for iteration in range(1, 5):
     used = w.grad.item()
     forgetful.step()
     print(f"iteration {iteration}: step uses .grad = {used:.1f}, w becomes {w.item():+.2f}")
+print(f"w moved {1.0 - w.item():.1f} in all; four steps of 0.1 × 2.0 would move it "
+      f"{4 * 0.1 * 2.0:.1f}")
 
 # %% [markdown]
 # Compare: `.grad` holds 2, 4, 6, 8, so the steps grow although the loss's gradient never
@@ -431,6 +434,19 @@ print("target dtype:", targets.dtype)
 with checks.expect_error(RuntimeError):
     nn.CrossEntropyLoss()(logits, targets.float())
 print("fix: targets.long() ->", nn.CrossEntropyLoss()(logits, targets.float().long()).item())
+
+# %% [markdown]
+# A row can also have no label: padding that makes sequences of different lengths into
+# one batch, or an example nobody labelled. Give it the target -100 and the loss leaves it
+# out (`ignore_index=-100` is the default): the mean is taken over the labelled rows
+# only, so a batch without a labelled row has no mean at all.
+
+# %%
+ce = nn.CrossEntropyLoss()
+print("ignore_index:", ce.ignore_index)
+print("targets (0, -100):", ce(logits, torch.tensor([0, -100])).item(),
+      "| row 0 alone:", ce(logits[:1], targets[:1]).item())
+print("targets (-100, -100):", ce(logits, torch.tensor([-100, -100])).item())
 
 # %% [markdown]
 # **Quick quiz.** A model ends in `softmax` and its output for one example of a 2-class
@@ -711,16 +727,24 @@ def train_epoch(model, loss_fn, optimizer, X, y, batch_size):
 
 # %% test 04_training_loop-train-epoch-test points=3
 class _SpySGD(torch.optim.SGD):
-    """SGD that remembers the parameters and gradients it saw at every step."""
+    """SGD that remembers the parameters and gradients it saw at every step, and the order
+    of zero_grad, backward (a gradient reaching a parameter) and step calls."""
 
     def __init__(self, params, lr):
         super().__init__(params, lr=lr)
-        self.seen = []
+        self.seen, self.events = [], []
+        for p in (p for g in self.param_groups for p in g["params"]):
+            p.register_post_accumulate_grad_hook(lambda p: self.events.append("backward"))
+
+    def zero_grad(self, set_to_none=True):
+        self.events.append("zero_grad")
+        return super().zero_grad(set_to_none)
 
     def step(self, closure=None):
         ps = [p for g in self.param_groups for p in g["params"]]
         self.seen.append(([p.detach().clone() for p in ps],
                           [None if p.grad is None else p.grad.detach().clone() for p in ps]))
+        self.events.append("step")
         return super().step(closure)
 
 
@@ -744,9 +768,10 @@ with checks.explain_errors({}, "train_epoch(...)"):
     _losses = train_epoch(_model, nn.CrossEntropyLoss(), _spy, _X, _y, 5)
 checks.expect_type(_losses, list, "train_epoch(...)")
 if any(isinstance(v, torch.Tensor) for v in _losses):
-    checks.reject(True, {True: "[mc:loop.tensor-losses] The list holds loss tensors: each one "
-                               "keeps its graph reachable. Log loss.item(), a Python float."},
-                  "tensors in the list")
+    checks.reject(True, {True: "[mc:loop.tensor-losses] The list holds loss tensors" + (
+        ": each one keeps its graph reachable" if any(isinstance(v, torch.Tensor) and v.grad_fn
+                                                      for v in _losses) else "") +
+        ". Log loss.item(), a Python float."}, "tensors in the list")
 if len(_losses) == 2:
     checks.reject(True, {True: "[mc:loop.drops-last-batch] 12 rows in batches of 5 make 3 "
                                "batches: 5, 5 and a last one of 2."}, "len(losses)")
@@ -758,10 +783,19 @@ if len(_spy.seen) != 3:
     checks.reject(True, {True: f"[mc:loop.one-step-per-batch] optimizer.step() ran "
                                f"{len(_spy.seen)} times for 3 batches: one step per batch."},
                   "the number of optimizer.step() calls")
-if any(g is None for _, grads in _spy.seen for g in grads):
+_empty = [k for k, (_, grads) in enumerate(_spy.seen) if any(g is None for g in grads)]
+if _empty:
+    # the calls since the previous step: did a zero_grad come after this batch's backward?
+    _steps = [i for i, e in enumerate(_spy.events) if e == "step"]
+    _since = _spy.events[_steps[_empty[0] - 1] + 1 if _empty[0] else 0:_steps[_empty[0]]]
+    if "backward" in _since and "zero_grad" in _since[_since.index("backward"):]:
+        checks.reject(True, {True: "[mc:loop.zero-grad-after-backward] optimizer.step() found "
+                                   ".grad empty although backward had run: a zero_grad between "
+                                   "backward and step erased the gradient the step needed."},
+                      "the order of the lines")
     checks.reject(True, {True: "[mc:loop.step-before-backward] optimizer.step() ran while .grad "
-                               "was None: step must come after backward, or it uses no gradient "
-                               "(or last batch's)."}, "the order of the lines")
+                               "was None: this batch's backward had not run yet, so the step had "
+                               "no gradient to use."}, "the order of the lines")
 _earlier = None
 for _k, (_params, _grads) in enumerate(_spy.seen):
     _true, _loss_k = _batch_grad(_model, nn.CrossEntropyLoss(), _params, _X[5 * _k:5 * _k + 5],
@@ -801,28 +835,35 @@ checks.expect_close(_m2.weight.detach(), _ref.weight.detach(), "weights after on
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 2: evaluate a model, and give it back as you found it (2 points)
+# ### Exercise 2: evaluate in batches, and give the model back as you found it (2 points)
 #
-# *Misconception targeted: evaluating in training mode (dropout still on), with autograd
-# still recording, or restoring only the top-level mode.*
+# *Misconception targeted: averaging the batches' mean losses as if every batch were full,
+# evaluating in training mode or with autograd recording, or restoring only the top-level
+# mode.*
 #
-# Write `evaluate_model(model, loss_fn, X, y)` returning `(loss, accuracy)` as two Python
-# floats: the mean loss over all of `X` and the fraction (0 to 1) of rows whose largest
-# logit is the true class. Run every submodule in eval mode with autograd off, and leave
-# each submodule in the mode it had before the call.
+# A model or a data set too large for one forward pass is evaluated in batches. Write
+# `evaluate_model(model, loss_fn, X, y, batch_size)` returning `(loss, accuracy)` as two
+# Python floats for all of `X`: the mean loss over its rows, and the fraction (0 to 1) of
+# its rows whose largest logit is the true class. Run the model on at most `batch_size`
+# rows at a time (the last batch may be smaller); `loss_fn` returns the mean over the rows
+# it is given. Run every submodule in eval mode with autograd off, and leave each
+# submodule in the mode it had before the call.
 
 # %% solution 04_training_loop-evaluate
 ### BEGIN SOLUTION
-def evaluate_model(model, loss_fn, X, y):
+def evaluate_model(model, loss_fn, X, y, batch_size):
     before = [m.training for m in model.modules()]
     model.eval()
+    total_loss, correct = 0.0, 0
     with torch.no_grad():
-        logits = model(X)
-        loss = loss_fn(logits, y).item()
-        accuracy = (logits.argmax(dim=1) == y).float().mean().item()
+        for start in range(0, len(X), batch_size):
+            xb, yb = X[start:start + batch_size], y[start:start + batch_size]
+            logits = model(xb)
+            total_loss += loss_fn(logits, yb).item() * len(xb)
+            correct += (logits.argmax(dim=1) == yb).sum().item()
     for m, mode in zip(model.modules(), before):
         m.training = mode
-    return loss, accuracy
+    return total_loss / len(X), correct / len(X)
 ### END SOLUTION
 
 # %% test 04_training_loop-evaluate-test points=2
@@ -840,19 +881,20 @@ def _mode_net(seed):
     return net
 
 
-def _spy_modes(net):
-    """During each forward: was any submodule training, was autograd recording."""
+def _spy_forward(net):
+    """During each forward: the rows it got, whether any submodule was training, whether
+    autograd was recording."""
     calls = []
     net.register_forward_hook(lambda m, i, o: calls.append(
-        (any(s.training for s in net.modules()), torch.is_grad_enabled())))
+        (len(i[0]), any(s.training for s in net.modules()), torch.is_grad_enabled())))
     return calls
 
 
 _net = _mode_net(4)
 _before = [m.training for m in _net.modules()]
-_calls = _spy_modes(_net)
-with checks.explain_errors({}, "evaluate_model(...)"):
-    _result = evaluate_model(_net, nn.CrossEntropyLoss(), X_val, y_val)
+_calls = _spy_forward(_net)
+with checks.explain_errors({}, "evaluate_model(model, loss_fn, X_val, y_val, 64)"):
+    _result = evaluate_model(_net, nn.CrossEntropyLoss(), X_val, y_val, 64)
 checks.expect_type(_result, (tuple, list), "evaluate_model(...)")
 checks.expect_true(len(_result) == 2, "[mc:eval.tensor-result] evaluate_model returns two "
                    f"values, (loss, accuracy); it returned {len(_result)}.")
@@ -860,12 +902,18 @@ if any(isinstance(v, torch.Tensor) for v in _result):
     checks.reject(True, {True: "[mc:eval.tensor-result] Return Python floats (.item()), not "
                                "tensors."}, "the returned values")
 checks.expect_true(bool(_calls), "[mc:eval.model-not-called] evaluate_model never ran the "
-                   "model it was given: compute the logits with model(X).")
-checks.expect_true(not any(t for t, _ in _calls), "[mc:eval.train-mode] Some layer ran in "
+                   "model it was given: compute the logits with model(...).")
+_rows = [rows for rows, _, _ in _calls]
+checks.expect_true(max(_rows) <= 64, f"[mc:eval.not-batched] The model ran on {max(_rows)} "
+                   "rows at once; batch_size was 64: run it on at most batch_size rows at a time.")
+checks.expect_true(sum(_rows) == len(X_val), f"[mc:eval.rows-missed] The model saw {sum(_rows)} "
+                   f"rows in all, but X has {len(X_val)}: every row counts once, the last, "
+                   "smaller batch included.")
+checks.expect_true(not any(t for _, t, _ in _calls), "[mc:eval.train-mode] Some layer ran in "
                    "training mode (dropout zeroed activations at random, batch norm used the "
                    "batch's statistics): call model.eval(), which switches every submodule.")
-checks.expect_true(not any(g for _, g in _calls), "[mc:eval.grad-enabled] Autograd was "
-                   "recording during evaluation: wrap the forward pass in torch.no_grad().")
+checks.expect_true(not any(g for _, _, g in _calls), "[mc:eval.grad-enabled] Autograd was "
+                   "recording during evaluation: wrap the forward passes in torch.no_grad().")
 if _result[1] > 1:
     checks.reject(True, {True: "[mc:eval.percent] The accuracy should be a fraction between 0 "
                                "and 1, not a percentage."}, "accuracy > 1")
@@ -877,20 +925,39 @@ checks.expect_true(_after == _before, "[mc:eval.mode-restored-top-only] The mode
                    "flag is back, but not every submodule's: its batch norm was in eval mode "
                    "(frozen) and train(was_training) switched it to training. Remember "
                    "[m.training for m in model.modules()] and restore each.")
+with torch.no_grad(), helpers.modes.evaluating(_net):
+    _parts = [(_net(X_val[s:s + 64]), y_val[s:s + 64]) for s in range(0, len(X_val), 64)]
+_averaged = "[mc:eval.mean-of-batch-means] That is the plain average of the batches' values: " \
+            f"the last batch has {len(X_val) % 64} rows and the others 64, so each of its rows " \
+            "counted for more than theirs. Every row of X should count the same."
+checks.reject_close(_result[0], {sum(nn.functional.cross_entropy(o, t).item() for o, t in _parts)
+                                 / len(_parts): _averaged}, "the loss", rtol=1e-6)
+checks.reject_close(_result[1], {sum((o.argmax(1) == t).float().mean().item() for o, t in _parts)
+                                 / len(_parts): _averaged}, "the accuracy", rtol=1e-6)
 ### BEGIN HIDDEN TESTS
-_net.eval()
-with torch.no_grad():
-    _logits = _net(X_val)
-checks.expect_close(_result[0], nn.functional.cross_entropy(_logits, y_val).item(), "loss",
-                    rtol=1e-5, hint="[mc:eval.train-mode] The mean loss over all rows, in eval mode.")
-checks.expect_close(_result[1], (_logits.argmax(1) == y_val).float().mean().item(), "accuracy",
-                    rtol=1e-5, hint="[mc:eval.percent] The fraction of rows whose largest logit is the label.")
+def _whole(net, X, y):
+    with torch.no_grad(), helpers.modes.evaluating(net):
+        logits = net(X)
+    return (nn.functional.cross_entropy(logits, y).item(),
+            (logits.argmax(1) == y).float().mean().item())
+
+
+for _bs, _n in ((64, 300), (7, 20), (500, 300), (1, 5)):
+    with checks.explain_errors({}, f"evaluate_model(model, loss_fn, X, y, {_bs})"):
+        _got = evaluate_model(_net, nn.CrossEntropyLoss(), X_val[:_n], y_val[:_n], _bs)
+    _want = _whole(_net, X_val[:_n], y_val[:_n])
+    checks.expect_true(all(math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-7)
+                           for a, b in zip(_got, _want)),
+                       f"[mc:eval.mean-of-batch-means] On {_n} rows in batches of {_bs}, "
+                       f"(loss, accuracy) should be those of all {_n} rows, each row counted "
+                       f"once, in eval mode: {tuple(round(v, 5) for v in _want)}; got "
+                       f"{tuple(round(float(v), 5) for v in _got)}.")
 _nested = nn.Sequential(nn.Linear(64, 16), nn.Sequential(nn.Dropout(0.3), nn.BatchNorm1d(16)),
                         nn.Linear(16, 10))
 with checks.explain_errors({}, "evaluate_model(...)"):
     # from all-train, all-eval and two mixtures, nested submodules included
     _problems = helpers.modes.mode_changes(evaluate_model, _nested, nn.CrossEntropyLoss(),
-                                           X_val, y_val)
+                                           X_val, y_val, 64)
 checks.expect_true(not _problems, "[mc:eval.mode-not-restored] evaluate_model must leave "
                    "every submodule in the mode it had, whatever that was; "
                    + (_problems[0] if _problems else ""))
@@ -983,6 +1050,7 @@ for _ in range(6):
     every_two.step()
 print("LambdaLR with f(n) = 0.5 ** (n // 2):", lambda_rates)
 print("a scheduler's state, for checkpoints:", sorted(every_two.state_dict()))
+print(f"one-cycle's last rate {rates('one-cycle')[-1]:.1e} = peak / 25 / 10⁴ = {0.1 / 25 / 1e4:.1e}")
 
 # %% [markdown]
 # **Quick quiz.** Train the digits MLP (hidden layer of 64, batches of 128, 10 epochs)
@@ -1557,6 +1625,10 @@ _true_norm = torch.cat([p.grad.flatten() for p in _twin.parameters()]).norm().it
 _unclipped = [p.detach() - 0.1 * p.grad for p in _twin.parameters()]
 with checks.explain_errors({}, "guarded_step(...)"):
     _norm = guarded_step(_m, _loss, _opt, 1, 1.0)
+if isinstance(_norm, torch.Tensor):
+    checks.reject(True, {True: "[mc:clip.norm-tensor] guarded_step returned the norm as a tensor; "
+                               "the task asks for a Python float, a number to log."},
+                  "the returned norm")
 checks.reject_close(_m.weight.detach(), {_unclipped[0]:
                     "[mc:clip.not-applied] The weights moved by the full, unclipped gradient: "
                     "clip_grad_norm_ must run between backward and step."}, "the weights after the step")
@@ -1769,7 +1841,8 @@ def _resume(loader_fn, missing=()):
     return result, loader_epoch(m, o, loader, s)
 
 
-with checks.explain_errors({"weights_only": "Save only tensors, numbers and dicts of them "
+with checks.explain_errors({"weights_only": "[mc:checkpoint.weights-only] Save only tensors, "
+                                            "numbers and dicts of them "
                                             "(state_dicts, get_state(), get_rng_state()) so "
                                             "weights_only loading accepts the file."},
                            "load_checkpoint(...)"):
@@ -1844,66 +1917,112 @@ print("equal within float32 rounding:",
       all(torch.allclose(p.grad, f, atol=1e-6) for p, f in zip(acc_model.parameters(), full_grad)))
 
 # %% [markdown]
-# ### Exercise 8: one step from accumulated gradients (2 points)
+# ### Exercise 8: one step from accumulated gradients, some rows unlabelled (3 points)
 #
-# *Misconception targeted: adding micro-batch means without weighting them, or stepping
-# after every micro-batch.*
+# *Misconception targeted: weighting each chunk by the wrong share, letting a chunk's nan
+# into the gradient, or stepping after every chunk.*
 #
 # Write `accumulate_step(model, loss_fn, optimizer, X, y, micro_batch)` that makes
-# **one** optimizer step whose gradient equals the gradient of `loss_fn(model(X), y)`
-# over all rows, computed with one backward per chunk of `micro_batch` rows (the last
-# chunk may be smaller; `loss_fn` takes the mean over its rows). `.grad` may hold
-# something stale when it is called. Return the large-batch loss as a Python float.
+# **one** optimizer step whose gradient equals the gradient of `loss_fn(model(X), y)`,
+# computed chunk by chunk: chunks of `micro_batch` rows (the last may be smaller), at
+# most one backward per chunk. `loss_fn` is an `nn.CrossEntropyLoss()`, and some targets
+# are -100 (rows without a label, section 3); a chunk may have no labelled row at all.
+# `.grad` may hold something stale when it is called. Return the large-batch loss,
+# `loss_fn(model(X), y)`, as a Python float.
 
 # %% solution 04_training_loop-accumulate
 ### BEGIN SOLUTION
 def accumulate_step(model, loss_fn, optimizer, X, y, micro_batch):
     optimizer.zero_grad()
+    labelled = (y != loss_fn.ignore_index).sum().item()
     total = 0.0
     for start in range(0, len(X), micro_batch):
         xb, yb = X[start:start + micro_batch], y[start:start + micro_batch]
-        part = loss_fn(model(xb), yb) * len(xb) / len(X)
+        count = (yb != loss_fn.ignore_index).sum().item()
+        if count == 0:
+            continue
+        part = loss_fn(model(xb), yb) * count / labelled
         part.backward()
         total += part.item()
     optimizer.step()
     return total
 ### END SOLUTION
 
-# %% test 04_training_loop-accumulate-test points=2
+# %% test 04_training_loop-accumulate-test points=3
 _answered = (accumulate_step,)  # a NameError here reads as "not answered yet"
-_gen = torch.Generator().manual_seed(8)
-_X, _y = torch.randn(10, 5, generator=_gen), torch.randint(0, 3, (10,), generator=_gen)
-torch.manual_seed(8)
-_m = nn.Linear(5, 3)
-for _p in _m.parameters():
-    _p.grad = torch.ones_like(_p)              # stale
-_spy = _SpySGD(_m.parameters(), lr=0.5)
-_twin = copy.deepcopy(_m)
-_ce = nn.CrossEntropyLoss()
-_full = torch.autograd.grad(_ce(_twin(_X), _y), list(_twin.parameters()))
-_chunks = [(_X[i:i + 4], _y[i:i + 4]) for i in range(0, 10, 4)]
-_means = [torch.autograd.grad(_ce(_twin(a), b), list(_twin.parameters())) for a, b in _chunks]
-with checks.explain_errors({}, "accumulate_step(...)"):
-    _ret = accumulate_step(_m, _ce, _spy, _X, _y, 4)
-if len(_spy.seen) != 1:
-    checks.reject(True, {True: f"[mc:accumulation.step-per-micro-batch] optimizer.step() ran "
-                               f"{len(_spy.seen)} times: accumulate all chunks, then step once."},
-                  "the number of steps")
-_used = _spy.seen[0][1][0]
-checks.reject_close(_used, {
-    _full[0] + 1: "[mc:accumulation.stale-grad] The stale .grad was still there: zero it before "
-                  "the first backward.",
-    sum(g[0] for g in _means): "[mc:accumulation.unscaled] Each chunk's mean loss was added at full "
-                               "weight: scale it by len(chunk) / len(X).",
-    sum(g[0] for g in _means) / 3: "[mc:accumulation.equal-weights] Dividing by the number of "
-                                   "chunks weights the short last chunk (2 rows) like the others "
-                                   "(4 rows): scale by len(chunk) / len(X).",
+
+
+def _accumulated(seed, rows, unlabelled, micro_batch):
+    """accumulate_step on a Linear(5, 3) whose .grad is stale, the rows in `unlabelled`
+    marked -100: the gradients the step used and the returned loss; beside them the
+    large-batch gradients and loss, and each chunk's own mean-loss gradients (None for a
+    chunk without labels)."""
+    gen = torch.Generator().manual_seed(seed)
+    X, y = torch.randn(rows, 5, generator=gen), torch.randint(0, 3, (rows,), generator=gen)
+    if unlabelled:
+        y[list(unlabelled)] = -100
+    torch.manual_seed(seed)
+    model = nn.Linear(5, 3)
+    twin = copy.deepcopy(model)
+    for p in model.parameters():
+        p.grad = torch.ones_like(p)            # stale
+    spy = _SpySGD(model.parameters(), lr=0.5)
+    ce = nn.CrossEntropyLoss()
+    full_loss = ce(twin(X), y)
+    full = torch.autograd.grad(full_loss, list(twin.parameters()))
+    chunks = [(X[i:i + micro_batch], y[i:i + micro_batch]) for i in range(0, rows, micro_batch)]
+    means = [torch.autograd.grad(ce(twin(a), b), list(twin.parameters()))
+             if (b != -100).any() else None for a, b in chunks]
+    with checks.explain_errors({}, f"accumulate_step(model, loss_fn, optimizer, X, y, {micro_batch})"):
+        returned = accumulate_step(model, ce, spy, X, y, micro_batch)
+    if len(spy.seen) != 1:
+        checks.reject(True, {True: f"[mc:accumulation.step-per-micro-batch] optimizer.step() "
+                                   f"ran {len(spy.seen)} times in one call: the chunks together "
+                                   "make one step."}, "the number of steps")
+    return spy.seen[0][1], returned, full, full_loss.item(), chunks, means
+
+
+# 10 rows in chunks of 4: rows 1 and 4-7 unlabelled, so the chunks hold 3, 0 and 2 labels
+_used, _ret, _full, _full_loss, _chunks, _means = _accumulated(8, 10, [1, 4, 5, 6, 7], 4)
+_empty_chunk = ("[mc:accumulation.empty-chunk-nan] Rows 4 to 7 make a chunk with no labelled "
+                "row: its mean loss is a mean over no rows, nan, and anything it is added to "
+                "(even times 0) becomes nan.")
+if isinstance(_ret, torch.Tensor):
+    checks.reject(True, {True: "[mc:loop.tensor-losses] The returned loss is a tensor: return "
+                               "a Python float (.item())."}, "the returned loss")
+checks.expect_true(not (isinstance(_ret, float) and math.isnan(_ret)),
+                   "The returned loss is nan. " + _empty_chunk)
+checks.expect_true(not any(torch.isnan(g).any() for g in _used),
+                   "The step's gradient holds nan. " + _empty_chunk)
+_labelled = [g[0] for g in _means if g is not None]
+checks.reject_close(_used[0], {
+    _full[0] + 1: "[mc:accumulation.stale-grad] The stale .grad was still there when the first "
+                  "chunk's backward added to it.",
+    sum(_labelled): "[mc:accumulation.unscaled] Each chunk's mean loss was added at full weight: "
+                    "the large-batch loss is one mean over all of X, not a sum of means.",
+    _means[0][0] * 4 / 10 + _means[2][0] * 2 / 10:
+        "[mc:accumulation.rows-not-labels] Each chunk was weighted by its share of the rows "
+        "(4/10, 4/10, 2/10). The large-batch loss is a mean over the labelled rows only: "
+        "what share of those does each chunk hold?",
+    sum(_labelled) / 2: "[mc:accumulation.equal-weights] The two chunks with labels were "
+                        "weighted alike, but one holds 3 labelled rows and the other 2.",
+    sum(_labelled) / 3: "[mc:accumulation.equal-weights] Dividing by the number of chunks weights "
+                        "them alike, but they hold 3, 0 and 2 labelled rows.",
 }, "the weight gradient used by the step")
 ### BEGIN HIDDEN TESTS
-checks.expect_close(_used, _full[0], "the weight gradient used by the step", rtol=1e-4, atol=1e-6,
-                    hint="[mc:accumulation.unscaled] It should equal the large-batch gradient.")
-checks.expect_close(_ret, _ce(_twin(_X), _y).item(), "the returned loss", rtol=1e-4,
-                    hint="[mc:accumulation.unscaled] The sum of the weighted chunk losses.")
+for _case in ((8, 10, [1, 4, 5, 6, 7], 4), (9, 7, [], 3), (10, 9, [0, 1, 2, 8], 3),
+              (11, 6, [5], 10)):
+    _used, _ret, _full, _full_loss, _, _ = _accumulated(*_case)
+    _what = (f"on {_case[1]} rows in chunks of {_case[3]}, rows {_case[2] or 'none'} "
+             "unlabelled")
+    for _g, _want, _name in zip(_used, _full, ("weight", "bias")):
+        checks.expect_close(_g, _want, f"the {_name} gradient used by the step {_what}",
+                            rtol=1e-4, atol=1e-6,
+                            hint="[mc:accumulation.rows-not-labels] The step should use the "
+                                 "large-batch gradient: one mean over the labelled rows of X.")
+    checks.expect_true(isinstance(_ret, float) and math.isclose(_ret, _full_loss, rel_tol=1e-4),
+                       f"[mc:accumulation.rows-not-labels] The returned loss {_what} should be "
+                       f"the large-batch loss as a Python float, {_full_loss:.5f}; got {_ret!r}.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1955,6 +2074,8 @@ tiny = torch.tensor([1e-4, 1e-6, 1e-8])
 print("as float16:               ", tiny.half().tolist())
 print("× 2¹⁶ as float16, ÷ 2¹⁶:  ", ((tiny * 2 ** 16).half().float() / 2 ** 16).tolist())
 print("2⁻²⁴ and 2⁻²⁶ as float16: ", torch.tensor([2.0 ** -24, 2.0 ** -26]).half().tolist())
+print("smallest normal number:    ", {str(t).removeprefix("torch."): torch.finfo(t).tiny
+                                      for t in (torch.float16, torch.bfloat16, torch.float32)})
 
 # %% [markdown]
 # `torch.amp.GradScaler` does the multiplying and dividing, and chooses the factor itself:
@@ -1985,8 +2106,9 @@ print("defaults: scale × growth factor", scaler.get_growth_factor(), "after",
 # A loop written once for both kinds of machine: float16 with a scaler on CUDA, bfloat16
 # without one elsewhere. On a machine without a GPU the scaler is created disabled
 # (`enabled=False`): `scale` returns the loss unchanged and `step` simply calls
-# `optimizer.step()`. bfloat16 has float32's 8 exponent bits, so its gradients do not
-# underflow and there is nothing to scale.
+# `optimizer.step()`. bfloat16 has float32's 8 exponent bits, so it has float32's range
+# (the smallest normal numbers printed above): it underflows where float32 would, and
+# scaling has nothing to rescue.
 
 # %%
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -2176,6 +2298,29 @@ with torch.no_grad():
 checks.expect_true(not torch.equal(_t1, _t2), "[mc:bughunt.dropout-removed] In training mode "
                    "two calls gave the same output: the architecture keeps its dropout "
                    "(p = 0.2), active while training.")
+
+
+def _dropped_share(net):
+    """The share of the last Linear layer's nonzero inputs that dropout zeroes in training."""
+    last = [m for m in net.modules() if isinstance(m, nn.Linear)][-1]
+    seen, saved = [], helpers.modes.modes(net)
+    handle = last.register_forward_pre_hook(lambda m, args: seen.append(args[0]))
+    with torch.no_grad():
+        net.eval()
+        net(X_val)
+        net.train()
+        torch.manual_seed(5)
+        net(X_val)
+    handle.remove()
+    helpers.modes.restore(net, saved)
+    alive = seen[0] != 0
+    return ((seen[1] == 0) & alive).sum().item() / alive.sum().item()
+
+
+_share = _dropped_share(_net)
+checks.expect_true(0.15 <= _share <= 0.25, f"[mc:bughunt.dropout-rate] In training mode dropout "
+                   f"zeroed {_share:.0%} of the last layer's inputs: the architecture keeps its "
+                   "dropout at p = 0.2.")
 with checks.explain_errors({}, "digit_accuracy(...)"):
     # from all-train, all-eval and two mixtures
     _problems = helpers.modes.mode_changes(digit_accuracy, DigitNet(), X_val, y_val)
@@ -2186,7 +2331,9 @@ torch.manual_seed(12)
 _fresh = DigitNet()
 train_digits(_fresh, X_train, y_train, steps=150, lr=0.01)
 _final = digit_accuracy(_fresh, X_test, y_test)
-checks.expect_type(_final, float, "digit_accuracy(...)")
+with checks.because("[mc:bughunt.tensor-result] digit_accuracy returns a Python float, as "
+                    "buggy_accuracy meant to."):
+    checks.expect_type(_final, float, "digit_accuracy(...)")
 if _final < 0.9:
     checks.reject(True, {True: f"[mc:bughunt.double-softmax] The fixed model reached only "
                                f"{_final:.1%} test accuracy after 150 steps: a bug remains."},
@@ -2291,18 +2438,11 @@ with torch.no_grad():
 # **Closing note.** Measured on the machine that ran this page:
 
 # %%
-def median_update_ms(explorer, repeat=3):
-    times = []
-    for _ in range(repeat):
-        explorer.compute()
-        times.append((explorer.timings["model"] + explorer.timings["draw"]) * 1000)
-    return sorted(times)[len(times) // 2]
-
-
 for label, make in [("loop anatomy", helpers.loop_anatomy.explore),
                     ("live loss curves, a new setting (trains)",
                      functools.partial(helpers.loss_curves.explore, cache=False)),
                     ("live loss curves, a setting already run", helpers.loss_curves.explore)]:
-    print(f"{label}: median update (model + draw) {median_update_ms(make()):.0f} ms")
+    print(f"{label}: median update (model + draw) "
+          f"{helpers.update_time.median_update_ms(make()):.0f} ms")
 print(f"the digits MLP reached {test_accuracy:.1%} test accuracy in {train_seconds:.2f} s")
 print(f"this notebook ran top to bottom in {time.perf_counter() - notebook_start:.1f} s")

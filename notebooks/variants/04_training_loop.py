@@ -16,10 +16,17 @@ TRAIN_EPOCH = (
     "        losses.append({logged})\n"
     "    return losses\n"
 )
-RIGHT_BODY = ("        optimizer.zero_grad()\n"
-              "        loss = loss_fn(model(xb), yb)\n"
-              "        loss.backward()\n"
-              "        optimizer.step()\n")
+LINE = {"zero_grad": "optimizer.zero_grad()", "loss": "loss = loss_fn(model(xb), yb)",
+        "whole_loss": "loss = loss_fn(model(X), y)", "backward": "loss.backward()",
+        "step": "optimizer.step()"}
+
+
+def body(*lines):
+    """The loop's body from LINE's names, in the order given."""
+    return "".join(f"        {LINE[name]}\n" for name in lines)
+
+
+RIGHT_BODY = body("zero_grad", "loss", "backward", "step")
 ALL = "0, len(X), batch_size"
 
 
@@ -29,15 +36,19 @@ def train_epoch(body=RIGHT_BODY, stop=ALL, logged="loss.item()"):
 
 # ---------------------------------------------------------------- Exercise 2: evaluate_model
 EVALUATE = (
-    "def evaluate_model(model, loss_fn, X, y):\n"
+    "def evaluate_model(model, loss_fn, X, y, batch_size):\n"
     "{remember}"
     "{mode}"
+    "    total_loss, correct, batches = 0.0, 0, 0\n"
     "    {context}\n"
-    "        logits = model(X)\n"
-    "        loss = loss_fn(logits, y).item()\n"
-    "        accuracy = {scale}(logits.argmax(dim=1) == y).float().mean().item()\n"
+    "        for start in range({stop}):\n"
+    "            xb, yb = X[start:start + {size}], y[start:start + {size}]\n"
+    "            logits = model(xb)\n"
+    "            total_loss += loss_fn(logits, yb).item(){weight}\n"
+    "            correct += (logits.argmax(dim=1) == yb).sum().item(){acc_weight}\n"
+    "            batches += 1\n"
     "{restore}"
-    "    return loss, accuracy\n"
+    "    return total_loss / {divisor}, {scale}correct / {divisor}\n"
 )
 REMEMBER_EACH = "    before = [m.training for m in model.modules()]\n"
 RESTORE_EACH = ("    for m, mode in zip(model.modules(), before):\n"
@@ -46,10 +57,16 @@ REMEMBER_TOP = "    was_training = model.training\n"
 RESTORE_TOP = "    model.train(was_training)\n"
 
 
+ROWS = "len(X)"
+MEAN_OF_MEANS = {"weight": "", "acc_weight": " / len(yb)", "divisor": "batches"}
+
+
 def evaluate(mode="    model.eval()\n", context="with torch.no_grad():", scale="",
-             remember=REMEMBER_EACH, restore=RESTORE_EACH):
+             remember=REMEMBER_EACH, restore=RESTORE_EACH, stop="0, len(X), batch_size",
+             size="batch_size", weight=" * len(xb)", acc_weight="", divisor=ROWS):
     return EVALUATE.format(mode=mode, context=context, scale=scale, remember=remember,
-                           restore=restore)
+                           restore=restore, stop=stop, size=size, weight=weight,
+                           acc_weight=acc_weight, divisor=divisor)
 
 
 # ---------------------------------------------------------------- Exercise 3: decay_groups
@@ -162,22 +179,28 @@ def checkpoint(missing=(), returned="checkpoint[\"epoch\"]"):
 # ---------------------------------------------------------------- Exercise 8: accumulate_step
 ACCUMULATE = (
     "def accumulate_step(model, loss_fn, optimizer, X, y, micro_batch):\n"
-    "    optimizer.zero_grad()\n"
+    "{zero}"
+    "    labelled = (y != -100).sum().item()\n"
     "    total = 0.0\n"
     "    chunks = range(0, len(X), micro_batch)\n"
     "    for start in chunks:\n"
     "        xb, yb = X[start:start + micro_batch], y[start:start + micro_batch]\n"
+    "        count = (yb != -100).sum().item()\n"
+    "{skip}"
     "        part = loss_fn(model(xb), yb){weight}\n"
     "        part.backward()\n"
     "        total += part.item()\n"
     "{inner_step}"
     "{outer_step}"
-    "    return total\n"
+    "    return {returned}\n"
 )
+SKIP_EMPTY = "        if count == 0:\n            continue\n"
 
 
-def accumulate(weight=" * len(xb) / len(X)", inner_step="", outer_step="    optimizer.step()\n"):
-    return ACCUMULATE.format(weight=weight, inner_step=inner_step, outer_step=outer_step)
+def accumulate(weight=" * count / labelled", skip=SKIP_EMPTY, zero="    optimizer.zero_grad()\n",
+               inner_step="", outer_step="    optimizer.step()\n", returned="total"):
+    return ACCUMULATE.format(weight=weight, skip=skip, zero=zero, inner_step=inner_step,
+                             outer_step=outer_step, returned=returned)
 
 
 # ---------------------------------------------------------------- Exercise 9: the bug hunt
@@ -254,18 +277,18 @@ WRONG = {
         ("answer_best_survives_step = 'False'", "True or False", "early-stop.state-dict-copy"),
     ],
     P + "train-epoch": [
-        (train_epoch(body="        loss = loss_fn(model(xb), yb)\n"
-                          "        loss.backward()\n"
-                          "        optimizer.step()\n"),
-         "backward adds into .grad", "loop.no-zero-grad"),
-        (train_epoch(body="        optimizer.zero_grad()\n"
-                          "        loss = loss_fn(model(xb), yb)\n"
-                          "        optimizer.step()\n"
-                          "        loss.backward()\n"),
-         "step must come after backward", "loop.step-before-backward"),
+        (train_epoch(body=body("loss", "backward", "step")), "backward adds into .grad",
+         "loop.no-zero-grad"),
+        (train_epoch(body=body("zero_grad", "loss", "step", "backward")),
+         "had not run yet", "loop.step-before-backward"),
         (train_epoch(logged="loss"), "keeps its graph reachable", "loop.tensor-losses"),
         (train_epoch(stop="0, len(X) - batch_size + 1, batch_size"), "a last one of 2",
          "loop.drops-last-batch"),
+        (train_epoch(body=body("loss", "backward", "zero_grad", "step")), "erased the gradient",
+         "loop.zero-grad-after-backward"),
+        (train_epoch(logged="loss.detach()"), "Log loss.item()", "loop.tensor-losses"),
+        (train_epoch(body=body("zero_grad", "whole_loss", "backward", "step")),
+         "batch 1's loss alone", "loop.wrong-batch"),
     ],
     P + "evaluate": [
         (evaluate(mode=""), "call model.eval()", "eval.train-mode"),
@@ -275,6 +298,11 @@ WRONG = {
          "eval.mode-restored-top-only"),
         (evaluate(remember="", restore=""), "Restore the modes it had", "eval.mode-not-restored"),
         (evaluate(mode="    model.training = False\n"), "switches every submodule", "eval.train-mode"),
+        (evaluate(**MEAN_OF_MEANS), "plain average", "eval.mean-of-batch-means"),
+        (evaluate(stop="0, len(X) - batch_size + 1, batch_size"), "smaller batch included",
+         "eval.rows-missed"),
+        (evaluate(stop="0, len(X), len(X)", size="len(X)"), "at most batch_size rows",
+         "eval.not-batched"),
     ],
     P + "decay-groups": [
         (decay_groups("list(model.parameters())", "[]"), "biases take weight_decay 0.0",
@@ -290,6 +318,21 @@ WRONG = {
         (decay_groups("[p for p in model.parameters() if p.ndim >= 2]",
                       "[p for p in model.parameters() if p.ndim < 2]", wrap="{first}"),
          "list of two dicts", "groups.structure"),
+        # by name, 'norm' included: the visible Sequential's LayerNorm is named '1.weight'
+        (decay_groups("[p for n, p in model.named_parameters() if not (n.endswith('bias') or 'norm' in n)]",
+                      "[p for n, p in model.named_parameters() if n.endswith('bias') or 'norm' in n]"),
+         "not only by the name 'bias'", "groups.norm-decayed"),
+        # LayerNorm only: the hidden model's BatchNorm1d is decayed
+        (decay_groups("[p for m in model.modules() for n, p in m.named_parameters(recurse=False)"
+                      " if not (n == 'bias' or isinstance(m, nn.LayerNorm))]",
+                      "[p for m in model.modules() for n, p in m.named_parameters(recurse=False)"
+                      " if n == 'bias' or isinstance(m, nn.LayerNorm)]"),
+         "normalisation layer's weight", "groups.norm-decayed"),
+        # the top level's children only: a nested block's Linear is never looked at
+        (decay_groups("[m.weight for m in model.children() if isinstance(m, nn.Linear)]",
+                      "[p for m in model.children() for n, p in m.named_parameters()"
+                      " if not (isinstance(m, nn.Linear) and n == 'weight')]"),
+         "should be decayed", "groups.weight-not-decayed"),
     ],
     P + "warmup": [
         (warmup("min(1.0, n / warmup_steps)"), "wasted step", "warmup.first-step-zero"),
@@ -301,6 +344,12 @@ WRONG = {
         ("def warmup(optimizer, warmup_steps):\n"
          "    return lambda n: min(1.0, (n + 1) / warmup_steps)\n",
          "Return the scheduler object", "warmup.not-a-scheduler"),
+        (warmup("(n + 1) / warmup_steps"), "then the full rate", "warmup.off-by-one"),
+        (warmup("min(1, (n + 1) // warmup_steps)"), "wasted step", "warmup.first-step-zero"),
+        ("def warmup(optimizer, warmup_steps):\n"
+         "    return torch.optim.lr_scheduler.LinearLR(\n"
+         "        optimizer, start_factor=1 / warmup_steps, total_iters=warmup_steps)\n",
+         "then the full rate", "warmup.off-by-one"),
     ],
     P + "early-stop": [
         (early_stop(better="<="), "not an improvement", "early-stop.ties-improve"),
@@ -309,6 +358,26 @@ WRONG = {
         (early_stop(snapshot="model.state_dict()"), "follows the model", "early-stop.state-dict-alias"),
         (early_stop(snapshot="model.state_dict().copy()"), "follows the model",
          "early-stop.state-dict-alias"),
+        (early_stop(snapshot="{k: v for k, v in model.state_dict().items()}"), "follows the model",
+         "early-stop.state-dict-alias"),
+        (early_stop().replace("    model.load_state_dict(best_state)\n", ""), "not loaded back",
+         "early-stop.state-dict-alias"),
+        # the patience check at the top of the next epoch: stops one epoch late, untrained
+        ("def fit_early_stopping(model, train_one_epoch, validation_loss, max_epochs, patience):\n"
+         "    best_loss, best_epoch, best_state, waited = math.inf, 0, None, 0\n"
+         "    for epoch in range(1, max_epochs + 1):\n"
+         "        if waited == patience:\n"
+         "            break\n"
+         "        train_one_epoch()\n"
+         "        loss = validation_loss()\n"
+         "        if loss < best_loss:\n"
+         "            best_loss, best_epoch, waited = loss, epoch, 0\n"
+         "            best_state = copy.deepcopy(model.state_dict())\n"
+         "        else:\n"
+         "            waited += 1\n"
+         "    model.load_state_dict(best_state)\n"
+         "    return best_epoch, epoch\n",
+         "train exactly up to the epoch", "early-stop.extra-epochs"),
     ],
     P + "guarded-step": [
         (guarded(check=""), "returned for a NaN loss", "nan.not-detected"),
@@ -319,6 +388,23 @@ WRONG = {
          "unclipped gradient", "clip.not-applied"),
         (guarded(returned="float(max_norm)"), "norm before clipping", "clip.norm-after-clipping"),
         (guarded(check=CHECK_UNNAMED), "name the step", "nan.step-not-named"),
+        (guarded(returned="norm"), "a Python float", "clip.norm-tensor"),
+        (guarded(check="    if torch.isnan(loss) or loss.item() == float('inf'):\n"
+                       "        raise FloatingPointError(f\"bad loss at step {step}\")\n"),
+         "means inf and -inf", "nan.inf-not-checked"),
+        (guarded(check=CHECK.replace("FloatingPointError", "ValueError")),
+         "should raise FloatingPointError", "nan.not-detected"),
+        (guarded(check="", middle="    try:\n"
+                                  "        norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm,\n"
+                                  "                                        error_if_nonfinite=True)\n"
+                                  "    except RuntimeError:\n"
+                                  "        raise FloatingPointError(f\"bad loss at step {step}\")\n"
+                                  "    optimizer.step()\n"),
+         "before the check", "nan.backward-before-check"),
+        (guarded(middle="    norm = torch.cat([p.grad.flatten() for p in model.parameters()]).norm()\n"
+                        "    nn.utils.clip_grad_value_(model.parameters(), max_norm)\n"
+                        "    optimizer.step()\n"),
+         "clipped gradient", "clip.not-applied"),
     ],
     P + "checkpoint": [
         (checkpoint(missing=("global_rng",)), "dropout draws from the global", "checkpoint.global-rng"),
@@ -327,12 +413,36 @@ WRONG = {
         (checkpoint(missing=("scheduler",)), "restarted its schedule", "checkpoint.scheduler-state"),
         (checkpoint(returned="None"), "return the saved epoch", "checkpoint.epoch"),
         (checkpoint(missing=("model",)), "initial weights", "checkpoint.model-state"),
+        # a new generator bound to the local name: the loader keeps shuffling with its own
+        (checkpoint().replace("    loader_generator.set_state(",
+                              "    loader_generator = torch.Generator()\n"
+                              "    loader_generator.set_state("),
+         "different order", "checkpoint.generator-state"),
+        (checkpoint().replace("scheduler.state_dict(), ", "scheduler, ").replace(
+            "checkpoint[\"scheduler\"])", "checkpoint[\"scheduler\"].state_dict())"),
+         "weights_only loading accepts", "checkpoint.weights-only"),
+        # the global generator reseeded from the epoch instead of restored
+        (checkpoint(missing=("global_rng",)).replace(
+            "    return checkpoint", "    torch.manual_seed(checkpoint[\"epoch\"])\n    return checkpoint"),
+         "global generator", "checkpoint.incomplete"),
+        # the loader's generator reseeded from its first seed: epoch 1's order again
+        (checkpoint().replace("loader_generator.get_state()", "loader_generator.initial_seed()")
+         .replace("loader_generator.set_state(", "loader_generator.manual_seed("),
+         "different order", "checkpoint.generator-state"),
     ],
     P + "accumulate": [
+        # what section 10's cell did: each chunk's share of the rows
+        (accumulate(weight=" * len(xb) / len(X)"), "share of the rows",
+         "accumulation.rows-not-labels"),
+        (accumulate(skip=""), "a mean over no rows", "accumulation.empty-chunk-nan"),
+        (accumulate(skip="", weight=" * count / labelled if count else 0.0 * loss_fn(model(xb), yb)"),
+         "a mean over no rows", "accumulation.empty-chunk-nan"),
         (accumulate(weight=""), "full weight", "accumulation.unscaled"),
-        (accumulate(weight=" / len(chunks)"), "short last chunk", "accumulation.equal-weights"),
+        (accumulate(weight=" / len(chunks)"), "weights them alike", "accumulation.equal-weights"),
         (accumulate(inner_step="        optimizer.step()\n", outer_step=""),
-         "accumulate all chunks", "accumulation.step-per-micro-batch"),
+         "make one step", "accumulation.step-per-micro-batch"),
+        (accumulate(zero=""), "stale .grad", "accumulation.stale-grad"),
+        (accumulate(returned="torch.tensor(total)"), "a Python float", "loop.tensor-losses"),
     ],
     P + "bug-hunt": [
         (bug_hunt(layers="[nn.Linear(64, 64), nn.Linear(64, 10)]"), "nn.ModuleList",
@@ -350,6 +460,15 @@ WRONG = {
         (bug_hunt(remember="", restore=""), "Restore the modes it had", "bughunt.mode-not-restored"),
         (bug_hunt(dropout="torch.relu(self.layers[0](x))"), "keeps its dropout",
          "bughunt.dropout-removed"),
+        (bug_hunt(remember="", restore="    model.train()\n"), "restore each",
+         "bughunt.mode-restored-top-only"),
+        (bug_hunt(dropout="F.dropout(torch.relu(self.layers[0](x)), 0.5, training=self.training)"),
+         "p = 0.2", "bughunt.dropout-rate"),
+        # a Dropout module made inside forward is never switched by eval()
+        (bug_hunt(dropout="nn.Dropout(0.2)(torch.relu(self.layers[0](x)))"), "dropout is still on",
+         "bughunt.functional-dropout"),
+        (bug_hunt().replace(".float().mean().item()", ".float().mean()"), "Python float",
+         "bughunt.tensor-result"),
     ],
 }
 
@@ -373,16 +492,10 @@ ALTERNATIVE = {
         "    return losses\n"
     ),
     P + "evaluate": (
-        "def evaluate_model(model, loss_fn, X, y):\n"
-        "    saved = {m: m.training for m in model.modules()}\n"
-        "    model.train(False)\n"
-        "    try:\n"
-        "        with torch.inference_mode():\n"
-        "            logits = model(X)\n"
-        "            return float(loss_fn(logits, y)), (logits.argmax(1) == y).sum().item() / len(y)\n"
-        "    finally:\n"
-        "        for m in model.modules():  # parents first: each child then gets its own mode back\n"
-        "            m.train(saved[m])\n"
+        "def evaluate_model(model, loss_fn, X, y, batch_size):\n"
+        "    with helpers.modes.evaluating(model), torch.inference_mode():\n"
+        "        logits = torch.cat([model(xb) for xb in X.split(batch_size)])\n"
+        "        return float(loss_fn(logits, y)), (logits.argmax(1) == y).sum().item() / len(y)\n"
     ),
     P + "decay-groups": (
         "def decay_groups(model, weight_decay):\n"
@@ -445,15 +558,15 @@ ALTERNATIVE = {
         "def accumulate_step(model, loss_fn, optimizer, X, y, micro_batch):\n"
         "    for p in model.parameters():\n"
         "        p.grad = None\n"
+        "    labelled = int((y != loss_fn.ignore_index).sum())\n"
         "    total = 0.0\n"
         "    for xb, yb in zip(X.split(micro_batch), y.split(micro_batch)):\n"
-        "        loss = loss_fn(model(xb), yb) * len(xb)\n"
-        "        loss.backward()\n"
-        "        total += loss.item()\n"
-        "    for p in model.parameters():\n"
-        "        p.grad /= len(X)\n"
+        "        # a sum over the labelled rows: 0 for a chunk without any, never nan\n"
+        "        part = nn.functional.cross_entropy(model(xb), yb, reduction='sum') / labelled\n"
+        "        part.backward()\n"
+        "        total += part.item()\n"
         "    optimizer.step()\n"
-        "    return total / len(X)\n"
+        "    return total\n"
     ),
     P + "bug-hunt": (
         "class DigitNet(nn.Module):\n"
