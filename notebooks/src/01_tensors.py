@@ -249,6 +249,8 @@ checks.expect_true(quiz_offset == torch.arange(20).view(4, 5).t()[1, 2].item(),
 #    9 shows PyTorch refusing it).
 
 # %%
+import helpers.strides  # so that this cell also runs on its own after a restart
+
 helpers.strides.explore()
 
 # %% [markdown]
@@ -693,6 +695,8 @@ checks.expect_true(quiz_failing_axis == _clash,
 #    on each axis. The next cell shows this shape bug in a loss.
 
 # %%
+import helpers.broadcasting  # so that this cell also runs on its own after a restart
+
 helpers.broadcasting.explore()
 
 # %% [markdown]

@@ -254,6 +254,8 @@ checks.expect_true(abs(_a.grad.item()) < 1e-6,
 # 3. Predict b.grad at a = 0, b = 3, then set it, and explain from the graph what you read.
 
 # %%
+import helpers.autograd_graph  # so that this cell also runs on its own after a restart
+
 helpers.autograd_graph.explore()
 
 # %% [markdown]

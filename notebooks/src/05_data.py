@@ -411,6 +411,8 @@ print("with drop_last:", len(DataLoader(range(N), batch_size=B, drop_last=True))
 # - With `shuffle`, change the seed: the batches change, the number of steps does not.
 
 # %%
+import helpers.data  # so that this cell also runs on its own after a restart
+
 helpers.data.explore(n=10, batch_size=4)
 
 # %% [markdown]
@@ -842,6 +844,8 @@ checks.expect_true(quiz_ready == _two.prefetch_factor * _two.num_workers,
 # it measures), and times vary a little from run to run. It opens at the quiz's settings:
 
 # %%
+import helpers.loader_timeline  # so that this cell also runs on its own after a restart
+
 timeline_view = helpers.loader_timeline.explore(num_workers=2, item_ms=1, step_ms=40)
 timeline_view
 
