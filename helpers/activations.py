@@ -29,9 +29,10 @@ import torch
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.ticker import MaxNLocator
 from matplotlib.transforms import blended_transform_factory
 from torch import nn
+
+from helpers import hand_axes
 
 ACTIVATIONS = {"ReLU": nn.ReLU, "tanh": nn.Tanh, "GELU": nn.GELU}
 # the two initialisations the explorer offers (the dropdown's texts)
@@ -277,9 +278,8 @@ def draw_activations(result: Activations, ax=None):
     n = len(result.layers)
     colour = {"ReLU": "#1f4e9c", "tanh": "#b35806", "GELU": "#1b7f5b"}[result.activation]
     # one collection for all bars and one for all baselines, labels as figure texts (no clip
-    # path to set) and the x axis drawn by hand: per-layer artists, y ticks and tick objects
-    # (matplotlib builds at least four, ~2 ms each, even for an axis with no ticks) were most
-    # of an update's drawing time at depth 12
+    # path to set) and the x axis drawn by hand (helpers.hand_axes): per-layer artists and
+    # matplotlib's tick objects were most of an update's drawing time at depth 12
     polygons, labels = [], ax.get_yaxis_transform()
     for k, layer in enumerate(result.layers):
         base = n - 1 - k
@@ -305,27 +305,13 @@ def draw_activations(result: Activations, ax=None):
     ax.hlines(range(n), 0, 1, transform=labels, colors="#bbbbbb", lw=0.5)
     ax.set_xlim(result.layers[0].edges[0], result.layers[0].edges[-1])
     ax.set_ylim(-0.1, n)
-    _draw_x_axis(ax, "activation value (bar height ∝ √count, per layer)")
+    hand_axes.frame(ax)
+    hand_axes.x_axis(ax, "activation value (bar height ∝ √count, per layer)")
     fig.text(0.075, 0.86, "forward: each layer's outputs", fontsize=10, va="bottom")
     _draw_gradients(ax, result)
     fig.text(0.01, 0.975, f"{result.activation}, {n} layers · {init_label(result.init, result.init_scale)}",
              fontsize=10, fontweight="bold", va="top")
     return fig
-
-
-def _draw_x_axis(ax, label: str) -> None:
-    """The Axes' frame, x ticks and label drawn as plain lines and texts, its own axes off."""
-    fig, (lo, hi) = ax.figure, ax.get_xlim()
-    ax.set_axis_off()
-    ax.add_artist(Line2D([0, 1, 1, 0, 0], [0, 0, 1, 1, 0], color="black", lw=0.8,
-                         transform=ax.transAxes, clip_on=False))
-    place = ax.get_xaxis_transform()  # x in data, y in Axes fractions
-    ticks = [t for t in MaxNLocator(nbins=8, steps=[1, 2, 2.5, 5, 10]).tick_values(lo, hi)
-             if lo - 1e-9 * (hi - lo) <= t <= hi + 1e-9 * (hi - lo)]
-    ax.vlines(ticks, -0.015, 0, transform=place, colors="black", lw=0.8, clip_on=False)
-    for t in ticks:
-        fig.text(t, -0.025, f"{t:g}".replace("-", "−"), transform=place, fontsize=9, ha="center", va="top")
-    fig.text(0.5, -0.085, label, transform=ax.transAxes, fontsize=9, ha="center", va="top")
 
 
 def decades(values: list[float]) -> tuple[int, int]:

@@ -22,6 +22,8 @@ import torch
 from matplotlib.figure import Figure
 from torch import nn
 
+from helpers import hand_axes
+
 # ---------------------------------------------------------------------------- model
 
 # Module.__dict__ entries that are torch's own registries (their contents are registered)
@@ -297,12 +299,16 @@ def draw_inspector(inventory: Inventory, ax=None):
     ax.bar([i - width / 2 for i in idx], first, width, color="#1f4e9c", label="pass 1")
     ax.bar([i + width / 2 for i in idx], second, width, color="#f39c12", label="pass 2")
     ax.axhline(0, color="#444444", lw=0.6)
-    ax.set_xticks(list(idx))
-    ax.set_xlabel("output value index (sample 0)", fontsize=9)
-    ax.set_title("same input, twice, " + ("modes as set" if inventory.mode == "as set"
-                                          else f"in {inventory.mode}()"), fontsize=10)
+    ax.set_xlim(-0.6, len(first) - 0.4)
+    # the axes drawn by hand: matplotlib's tick objects were half of an update's drawing
+    hand_axes.frame(ax)
+    hand_axes.y_axis(ax)
+    hand_axes.x_axis(ax, "output value index (sample 0)", ticks=list(idx),
+                     labels=[str(i) for i in idx])
+    ax.text(0.5, 1.02, "same input, twice, " + ("modes as set" if inventory.mode == "as set"
+                                                else f"in {inventory.mode}()"),
+            transform=ax.transAxes, fontsize=10, ha="center", va="bottom")
     ax.legend(fontsize=9, loc="best")
-    ax.tick_params(labelsize=9)
     return fig
 
 
