@@ -1735,16 +1735,10 @@ print("fix, one iterator:             ", [next(batches_iter).tolist() for _ in r
 # **Closing note.** Measured on the machine that ran this page:
 
 # %%
-def median_update_ms(explorer, repeat=3):
-    times = []
-    for _ in range(repeat):
-        explorer.compute()
-        times.append((explorer.timings["model"] + explorer.timings["draw"]) * 1000)
-    return sorted(times)[len(times) // 2]
+import helpers.update_time
 
-
-make_batches_view = helpers.data.explore
-print(f"DataLoader explorer: median update (model + draw) {median_update_ms(make_batches_view()):.0f} ms")
+print(f"DataLoader explorer: median update (model + draw) "
+      f"{helpers.update_time.median_update_ms(helpers.data.explore()):.0f} ms")
 # the timeline measures a DataLoader run at every update: its first update, in section 7, is the one timed
 print(f"timeline view: one update (a measured run, then the picture) "
       f"{(timeline_view.timings['model'] + timeline_view.timings['draw']) * 1000:.0f} ms")
