@@ -18,7 +18,9 @@ nbgrader's classes get one step more, for a server where every student is a Unix
 
 ``shared(course)``: whether the exchange is one students reach, i.e. ``c.Exchange.root`` is
 not the course directory's own DIR/exchange (which the formgrader alone uses); `course
-release` publishes to a shared exchange.
+release` publishes to a shared exchange (``publish``). ``give_back`` (`course return`) is
+nbgrader's release_feedback, after checking each page for the code of a hidden test (the
+course's feedback scrubs it; a page made some other way that shows one is refused).
 """
 
 from __future__ import annotations
