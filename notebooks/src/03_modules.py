@@ -699,12 +699,12 @@ _answered = (merge_linears,)
 torch.manual_seed(21)
 _first, _second = nn.Linear(3, 5), nn.Linear(5, 2)
 _before = [p.detach().clone() for p in (*_first.parameters(), *_second.parameters())]
-_layout = ("[mc:linear.weight-layout] Each weight is stored as (d_out, d_in), so a weight "
-           "multiplies from the left: W2 W1 for the merged weight, W2 b1 for the first bias's "
-           "path through the second layer.")
-_shapes_hint = ("[mc:merge.shapes] The shapes do not fit together: the merged weight is "
-                "second.weight @ first.weight, and first.bias must pass through second.weight "
-                "(W2 b1) before it can be added to second.bias.")
+_layout = ("[mc:linear.weight-layout] Each weight is stored as (d_out, d_in) and a layer "
+           "computes x Wᵀ + b: write second(first(x)) out with that formula, term by term, "
+           "and follow each term's shape.")
+_shapes_hint = ("[mc:merge.shapes] The shapes do not fit together: expand second(first(x)) "
+                "into a term in x and a constant, and follow each term's shape; here the "
+                "merged weight is (2, 3) and the merged bias (2,).")
 _x = torch.randn(6, 3)
 with torch.no_grad():  # computed before the call, which may (wrongly) change the layers
     _want = _second(_first(_x))
@@ -731,8 +731,8 @@ checks.expect_shape(_merged.weight, (2, 3), "merged.weight")
 with torch.no_grad():
     _got = _merged(_x)
 checks.reject_close(_got, {_no_first_bias: "[mc:merge.bias] The first layer's bias is missing: "
-                           "it passes through the second layer's weights, so the merged bias "
-                           "is W2 b1 + b2."}, "merged(x)")
+                           "it reaches the output through the second layer's weights."},
+                    "merged(x)")
 ### BEGIN HIDDEN TESTS
 checks.expect_close(_got, _want, "merged(x)", rtol=1e-5, atol=1e-6,
                     hint="[mc:merge.bias] merged(x) must equal second(first(x)).")
@@ -1802,21 +1802,27 @@ for init, scale in (("normal", 1.0), ("normal", 2 ** 0.5), ("default", 1.0)):
 # `normal_`, `uniform_`, `zeros_`, `kaiming_normal_` (std √2/√fan_in by default, the ReLU
 # choice), `xavier_uniform_` (for tanh, with `gain=nn.init.calculate_gain("tanh")`), and
 # more. `module.apply(fn)` calls `fn` on every submodule, children before their parent, the
-# module itself last. Together they re-initialise a whole model, here a tanh network:
+# module itself last; below, `fn` only records what it visits. Then `nn.init` refills one
+# layer of a tanh network, and a weight of fan_in 512:
 
 # %%
-def init_for_tanh(module):
+def record_visit(module):
     visited.append(type(module).__name__)
-    if isinstance(module, nn.Linear):
-        nn.init.xavier_uniform_(module.weight, gain=nn.init.calculate_gain("tanh"))
-        nn.init.zeros_(module.bias)
 
 
 visited = []
 tanh_net = nn.Sequential(nn.Linear(64, 64), nn.Tanh(), nn.Sequential(nn.Linear(64, 64), nn.Tanh()))
-returned = tanh_net.apply(init_for_tanh)
+returned = tanh_net.apply(record_visit)
 print("apply visited:", visited, "| returned the model:", returned is tanh_net)
-print("biases now zero:", all(not m.bias.any() for m in tanh_net.modules() if isinstance(m, nn.Linear)))
+nn.init.xavier_uniform_(tanh_net[0].weight, gain=nn.init.calculate_gain("tanh"))
+nn.init.zeros_(tanh_net[0].bias)
+print(f"tanh_net[0]: weight std {tanh_net[0].weight.std().item():.3f}, biases zero:",
+      not tanh_net[0].bias.any())
+wide = nn.Linear(512, 256)
+refilled = nn.init.kaiming_normal_(wide.weight)
+print(f"kaiming_normal_: weight std × √fan_in = {wide.weight.std().item() * 512 ** 0.5:.3f} "
+      f"(√2 = {2 ** 0.5:.3f}) | the same Parameter, still a leaf that requires grad:",
+      refilled is wide.weight and wide.weight.is_leaf and wide.weight.requires_grad)
 
 # %% [markdown]
 # ### Exercise 10: Kaiming initialisation for a whole model (2 points)
@@ -1964,10 +1970,11 @@ print("hidden weight has a .grad (computed, never applied):", half.hidden[0].wei
 # a training loop.
 #
 # **Run time.** Measured on the course's 2-core machine on 2026-11-25 while other work shared
-# it (load average 11–14): `benchmarks/notebooks.py` ran this notebook top to bottom in
-# 18.9–24.5 s; `benchmarks/instruments.py` gave median updates (model + draw) of 52 ms for
-# the module inspector and 51 ms (depth 6) / 78 ms (depth 12) for the activation explorer
-# (29–34 ms and 26–39 ms at load 4.5 the same day). The cell below prints this run's time.
+# it: `benchmarks/notebooks.py` ran this notebook top to bottom in 8.4–9.4 s (load average
+# 4.1–5.7). Median updates (model + draw, `benchmarks/instruments.py`'s measure, 30 updates
+# per run) at load 4–5: the module inspector 11–14 ms, the activation explorer 10–12 ms at
+# depth 6 and 16–48 ms at depth 12 over six runs; at load 8–9 the explorer took 41 ms (depth
+# 6) and 57 ms (depth 12). The cell below prints this run's time.
 
 # %%
 print(f"This notebook ran in {time.perf_counter() - notebook_start:.1f} s.")

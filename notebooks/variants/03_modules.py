@@ -274,7 +274,7 @@ WRONG = {
          "        second.weight = nn.Parameter(second.weight @ first.weight)\n"
          "    second.in_features = first.in_features\n"
          "    return second\n", "first or second changed", "merge.modified-inputs"),
-        (merge(bias="first.bias @ second.weight + second.bias"), "multiplies from the left",
+        (merge(bias="first.bias @ second.weight + second.bias"), "term by term",
          "linear.weight-layout"),
     ],
     P + "quiz-dropout-value": [
