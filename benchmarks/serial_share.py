@@ -24,6 +24,7 @@ submissions per second it absorbs, and whether that falls as the class grows. Wi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -94,6 +95,7 @@ def probe(course: str, workers: int, scheduler: str | None) -> dict:
         sandbox += phases.get("total", [0.0, 0.0])[1]
         pipeline += sum(cpu for name, (_, cpu) in phases.items() if name.startswith("worker:"))
     return {"n": len(records), "statuses": sorted({r.status for r in records}),
+            "reasons": sorted({r.reason for r in records if r.status != "ok"})[:3],
             "score": sum(r.score for r in records),
             "wall": wall1 - wall0, "cpu": cpu1 - cpu0,
             "cpu_from_first_dispatch": cpu1 - first.get("cpu", cpu1),
@@ -164,10 +166,39 @@ def projection(students: int, notebooks: int, cores: int, worker_cpu: float, mai
             f"the main process would keep up with {worker_cpu / max(main_cpu, 1 / rate):.0f} worker cores")
 
 
-def build(course: Path, stems: list[str], copies: int) -> int:
-    sys.path.insert(0, str(HERE))
+def build(course: Path, stems: list[str], copies: int, python: str | None = None) -> int:
+    """Release ``stems`` into ``course`` and submit ``copies`` reference answers of each, with
+    this checkout's code or, with ``python``, another's (its notebooks, its course config)."""
+    if python and python != sys.executable:
+        env = dict(os.environ, PATH=str(Path(python).parent) + os.pathsep + os.environ.get("PATH", ""))
+        subprocess.run([python, str(Path(__file__).resolve()), "--build", str(course), "--copies", str(copies),
+                        "--notebooks", *stems], check=True, env=env, capture_output=True)
+        return copies * len(stems)
+    import importlib.util
+    # the benchmarks of the checkout this interpreter imports graders from (its grading.py
+    # puts its own repository first on the path)
+    checkout = Path(importlib.util.find_spec("graders").origin).parents[1]
+    sys.path.insert(0, str(checkout / "benchmarks"))
     from grading import build as build_course
     return build_course(course, stems, copies)
+
+
+@contextlib.contextmanager
+def local_cluster(python: str):
+    """A LocalCluster (one worker process, a thread per core: the README's layout) held by a
+    process of ``python``'s environment, so that its workers run that checkout's code; its
+    scheduler's address."""
+    code = ("import sys\nfrom distributed import LocalCluster\n"
+            "cluster = LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=':0', "
+            "memory_limit=0)\nprint(cluster.scheduler_address, flush=True)\nsys.stdin.read()\ncluster.close()\n")
+    # away from any checkout: a worker started there would import that folder's graders
+    holder = subprocess.Popen([python, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              stderr=subprocess.DEVNULL, cwd=tempfile.gettempdir())
+    try:
+        yield holder.stdout.readline().strip()
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=120)
 
 
 def run_probe(python: str, course: Path, workers: int, scheduler: str | None) -> dict:
@@ -197,6 +228,10 @@ HEADER = (f"{'batch':<28}{'n':>4}{'wall s':>8}{'proc CPU':>10}{'from 1st':>10}{'
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--probe", help=argparse.SUPPRESS)
+    parser.add_argument("--build", help=argparse.SUPPRESS)
+    parser.add_argument("--build-python", metavar="PYTHON",
+                        help="build every course with this interpreter's checkout (its notebooks and course "
+                             "config), so that --python's code grades the very batch this checkout grades")
     parser.add_argument("--scheduler", help=argparse.SUPPRESS)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--copies", type=int, default=12, help="0: no real batch (with --intake alone)")
@@ -216,6 +251,9 @@ def main() -> int:
     if args.probe:
         print(json.dumps(probe(args.probe, args.workers, args.scheduler)))
         return 0
+    if args.build:
+        build(Path(args.build), args.notebooks, args.copies)
+        return 0
     if args.projection and not (args.local_cluster and args.intake):
         parser.error("--projection needs --local-cluster and --intake")
     pythons = [sys.executable, *args.python]
@@ -223,26 +261,19 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="serial-share-") as tmp:
             rows, measured = [], {}
             load = os.getloadavg()
-            cluster = None
-            if args.local_cluster:
-                from distributed import LocalCluster
-                cluster = LocalCluster(n_workers=1, threads_per_worker=2, processes=True,
-                                       dashboard_address=":0", memory_limit=0)
-            try:
-                for k, python in enumerate(pythons if args.copies else []):
-                    modes = [("--workers 2", None)] + ([("--scheduler", cluster.scheduler_address)] if cluster else [])
-                    for label, scheduler in modes:
-                        course = Path(tmp) / f"c{k}{'d' if scheduler else 'l'}"
-                        build(course, args.notebooks, args.copies)
-                        got = run_probe(python, course, args.workers, scheduler)
-                        if k == 0:
-                            measured[label] = got
-                        name = "this checkout" if k == 0 else f"--python {k}"
-                        rows.append(row(f"{name}, {label}", got))
-                        rows.append(f"{'':<28}statuses {', '.join(got['statuses'])}; score {got['score']:g}")
-            finally:
-                if cluster is not None:
-                    cluster.close()
+            for k, python in enumerate(pythons if args.copies else []):
+                modes = [("--workers 2", False)] + ([("--scheduler", True)] if args.local_cluster else [])
+                for label, on_cluster in modes:
+                    course = Path(tmp) / f"c{k}{'d' if on_cluster else 'l'}"
+                    build(course, args.notebooks, args.copies, args.build_python)
+                    with local_cluster(python) if on_cluster else contextlib.nullcontext() as address:
+                        got = run_probe(python, course, args.workers, address)
+                    if k == 0:
+                        measured[label] = got
+                    name = "this checkout" if k == 0 else f"--python {k}"
+                    rows.append(row(f"{name}, {label}", got))
+                    rows.append(f"{'':<28}statuses {', '.join(got['statuses'])}; score {got['score']:g}"
+                                + "".join(f"\n{'':<28}  {reason[:150]}" for reason in got["reasons"]))
         print(f"run {run + 1}: {args.copies} copies of {', '.join(args.notebooks)}, {os.cpu_count()} cores, "
               f"load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, after "
               f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; {time.strftime('%Y-%m-%d %H:%M')}")
