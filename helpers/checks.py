@@ -315,8 +315,7 @@ def expect_shape(value, expected, name: str = "result") -> None:
 @_counted
 def expect_type(value, kind, name: str = "result") -> None:
     if not isinstance(value, kind):
-        wanted = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        _fail(f"{name} should be a {wanted}, got {type(value).__name__}.")
+        _fail(f"{name} should be {_kind_words(kind)}, got {type(value).__name__}.")
 
 
 @_counted
@@ -431,6 +430,12 @@ def _is_kind(value, kind) -> bool:
     return isinstance(value, kinds)
 
 
+def _same_answer(a, b) -> bool:
+    """The same answer as a table would read it (" bfloat16" is "bfloat16", 7.0 is 7)."""
+    ca, cb = answers.canonical(a), answers.canonical(b)
+    return ca == cb if ca is not None and cb is not None else _same(a, b)
+
+
 @_counted
 def answer(grade_id: str, value, name: str, kind=None, choices: Sequence | None = None) -> None:
     """The visible check of an answer that is a value (a quiz, a predicted shape…).
@@ -443,7 +448,7 @@ def answer(grade_id: str, value, name: str, kind=None, choices: Sequence | None 
     """
     if kind is not None and not _is_kind(value, kind):
         _fail(f"{name} should be {_kind_words(kind)}, got {type(value).__name__} {show(value)}.")
-    if choices is not None and not any(_same(value, c) for c in choices):
+    if choices is not None and not any(_same_answer(value, c) for c in choices):
         allowed = ", ".join(show(c) for c in choices)
         _fail(f"{name} is {show(value)}, which is not one of the choices ({allowed}).")
     message = answers.known_wrong(grade_id, value)

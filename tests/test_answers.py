@@ -76,6 +76,8 @@ def test_the_wrong_type_is_named_never_passed():
     checks.answer("09_demo-quiz-n", 2, "quiz_x", kind=float)  # an int is a fine number
     with pytest.raises(checks.CheckFailed, match="not one of the choices .'float16', 'bfloat16'."):
         checks.answer("09_demo-quiz-d", "float32", "quiz_d", kind=str, choices=("float16", "bfloat16"))
+    checks.answer("09_demo-quiz-d", " bfloat16 ", "quiz_d", kind=str, choices=("float16", "bfloat16"))
+    checks.answer("09_demo-quiz-n", 2.0, "quiz_n", kind=(int, float), choices=(1, 2))  # 2.0 is the choice 2
 
 
 @pytest.mark.parametrize("bad, why", [

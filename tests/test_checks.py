@@ -365,3 +365,9 @@ def test_only_test_cells_call_the_checks_that_print_the_pass_line():
             if called & checks.COUNTED:
                 promising.append(f"{path.stem} cell {index}: {sorted(called & checks.COUNTED)}")
     assert not promising, "cells that are not test cells call counted checks:\n" + "\n".join(promising)
+
+
+def test_expect_type_names_the_kind_in_words():
+    fails_with("quiz_n should be a whole number .an int., got str", checks.expect_type, "3", int, "quiz_n")
+    fails_with("should be a Tensor, got list", checks.expect_type, [1], __import__("torch").Tensor, "w")
+    fails_with("should be a string or a tuple, got int", checks.expect_type, 3, (str, tuple), "x")
