@@ -286,6 +286,8 @@ def test_generate_feedback_button_writes_pages_without_hidden_tests(fg):
             assert needle not in raw and needle not in text, f"{student}'s feedback shows hidden test code ({needle})"
         assert "[mc:" not in raw and "[mc:" not in text, f"{student}'s feedback shows a misconception marker"
         assert "hidden tests" in text, f"{student}'s feedback lacks the hidden tests' placeholder"
+        # the course's page (its exercise summary), written through the course config's exporter
+        assert 'id="course-summary"' in raw, f"{student}'s page from the button is nbgrader's plain one"
     wrong = as_text(files["wrong"].read_text())
     assert "mul(2, 3) should be 6: did you add?" in wrong  # the visible test's message stays
     assert MANUAL[4] in wrong  # the grader's comment reaches the student

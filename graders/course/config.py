@@ -24,6 +24,7 @@ FILENAME = "nbgrader_config.py"
 SCRUBBER = "graders.feedback.scrub.ScrubHiddenTests"
 BANNER = "graders.feedback.banner.StatusBanner"
 SUMMARY = "graders.feedback.summary.FeedbackSummary"
+PAGE = "graders.feedback.summary.FeedbackPage"
 GET_GRADES = "nbgrader.preprocessors.GetGrades"
 TAGGER = "graders.course.student_copy.TagCellsThatMayFail"
 MARKERS = "graders.course.student_copy.ClearMarkers"
@@ -68,10 +69,13 @@ c.GenerateFeedback.preprocessors = [
     "{SCRUBBER}", "{BANNER}",
     "{GET_GRADES}", "{SUMMARY}", "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+# The page's template belongs to the feedback's own exporter (an HTMLExporter subclass), so
+# that every other HTMLExporter, the formgrader's manual-grading page among them, keeps its own.
 import graders.feedback.summary  # noqa: E402
-c.HTMLExporter.template_name = graders.feedback.summary.TEMPLATE
-c.HTMLExporter.template_file = graders.feedback.summary.TEMPLATE_FILE
-c.HTMLExporter.extra_template_basedirs = graders.feedback.summary.template_dirs()
+c.GenerateFeedback.exporter_class = "{PAGE}"
+c.FeedbackPage.template_name = graders.feedback.summary.TEMPLATE
+c.FeedbackPage.template_file = graders.feedback.summary.TEMPLATE_FILE
+c.FeedbackPage.extra_template_basedirs = graders.feedback.summary.template_dirs()
 # Limits of `course autograde` per submission (flags of the same name override these):
 # c.Limits.memory_mb = 2048
 # c.Limits.notebook_timeout_s = 600
@@ -164,14 +168,16 @@ class Course:
         from graders.feedback import summary
         steps = list(map(_name, self.config.GenerateFeedback.preprocessors))
         if SUMMARY not in steps:
-            self._missing("the feedback summary (GenerateFeedback and HTMLExporter settings)",
+            self._missing("the feedback summary (GenerateFeedback and FeedbackPage settings)",
                           "feedback pages would list 'Test cell' scores without names or reasons")
             at = steps.index(GET_GRADES) + 1 if GET_GRADES in steps else len(steps)
             self.config.GenerateFeedback.preprocessors = steps[:at] + [SUMMARY] + steps[at:]
-        if "template_name" not in self.config.HTMLExporter:
-            self.config.HTMLExporter.template_name = summary.TEMPLATE
-            self.config.HTMLExporter.template_file = summary.TEMPLATE_FILE
-            self.config.HTMLExporter.extra_template_basedirs = summary.template_dirs()
+        if "exporter_class" not in self.config.GenerateFeedback:
+            self.config.GenerateFeedback.exporter_class = PAGE
+        if "template_name" not in self.config.FeedbackPage:
+            self.config.FeedbackPage.template_name = summary.TEMPLATE
+            self.config.FeedbackPage.template_file = summary.TEMPLATE_FILE
+            self.config.FeedbackPage.extra_template_basedirs = summary.template_dirs()
 
     @property
     def db_url(self) -> str:

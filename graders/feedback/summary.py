@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nbconvert.exporters import HTMLExporter
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from helpers import verdicts
@@ -51,3 +52,10 @@ class FeedbackSummary(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         resources["course_summary"] = rows(nb)
         return nb, resources
+
+
+class FeedbackPage(HTMLExporter):
+    """GenerateFeedback's exporter (``c.GenerateFeedback.exporter_class``): an HTMLExporter
+    whose own config section (``c.FeedbackPage.*``) names the course's template. Set on
+    HTMLExporter itself, the template would reach every HTMLExporter the course's config
+    feeds, and the formgrader's manual-grading page would look for it (and fail)."""
