@@ -34,6 +34,7 @@ import torch
 from matplotlib.figure import Figure
 
 from helpers import capture, roofline
+from helpers.loader_verdicts import compare
 
 # beside the module, so that it is wherever helpers is: the grading sandbox mounts only the
 # packages, not notebooks/
@@ -197,6 +198,13 @@ def measure(fn: Callable[[], object], label: str = "", repeats: int = 9,
     return Timing(label, samples, warmup + 1 + (1 if time_first else 0), first, events)
 
 
+def verdict(eager_s: float, compiled_s: float) -> str:
+    """How a compiled time compares with the eager one, in words, with notebook 05's
+    threshold: clearly faster below 0.8× the eager time, clearly slower above 1/0.8×."""
+    return {"shorter": "faster than eager", "longer": "slower than eager",
+            "about the same": "about as fast as eager"}[compare(eager_s, compiled_s)]
+
+
 def describe_device(device: str | torch.device = "cpu") -> dict:
     """What the numbers were measured on."""
     device = torch.device(device)
@@ -223,18 +231,24 @@ def _cpu_name() -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def machine_roof(n: int = 512, numel: int = 2**24) -> roofline.Roof:
+def machine_roof(n: int = 256, numel: int = 2**23, repeats: int = 15) -> roofline.Roof:
     """This machine's three numbers, measured once per session (single-threaded, as the
     notebook's other timings):
 
     * the fixed cost of one eager call: ``t.add_(1)`` on a one-element tensor, whose memory
       and arithmetic are negligible;
     * bytes/s of copying ``numel`` float32 values (read once, written once), more than the
-      CPU's caches hold, so that they come from and go to main memory;
+      CPU's caches hold, so that they come from and go to main memory. The source holds
+      data: untouched memory (``torch.empty``) reads from a page the system shares, not
+      from main memory;
     * FLOP/s of an n×n float32 matmul.
 
     Each is the fastest of its repeats: a bound says what the machine can do, and other
-    programs on a shared machine only ever slow a repeat down. Measured values, not peaks:
+    programs on a shared machine only ever slow a repeat down. The copy and the matmul are
+    timed one call per sample and kept short (a few ms and under 1 ms): on a busy machine
+    a call longer than the slice of time a process gets before another runs is interrupted
+    in every repeat, and its fastest repeat is then no bound at all (a 512³ matmul timed in
+    blocks measured 37 GFLOP/s at load 5 and 104 at load 0.5). Measured values, not peaks:
     a better kernel or more threads can exceed them."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -242,20 +256,15 @@ def machine_roof(n: int = 512, numel: int = 2**24) -> roofline.Roof:
         one = torch.ones(1)
         overhead = measure(lambda: one.add_(1), repeats=7)
         a = torch.randn(n, n)
-        mm = measure(lambda: a @ a, repeats=5)
-        x, y = torch.empty(numel), torch.empty(numel)
-        copy = measure(lambda: y.copy_(x), repeats=5)
+        mm = time_calls(lambda: a @ a, warmup=2, repeats=repeats)
+        x, y = torch.ones(numel), torch.zeros(numel)
+        copy = time_calls(lambda: y.copy_(x), warmup=1, repeats=repeats)
     finally:
         torch.set_num_threads(threads)
     return roofline.Roof("this machine (measured)", roofline.matmul_cost(n, n, n).flops / min(mm.samples),
                          roofline.elementwise_cost(numel, 1).bytes / min(copy.samples),
                          min(overhead.samples),
                          f"measured: t.add_(1) on 1 element, copy of {numel:,} floats, {n}³ matmul")
-
-
-def measured_roof(n: int = 512, numel: int = 2**24) -> roofline.Roof:
-    """``machine_roof`` under its earlier name."""
-    return machine_roof(n, numel)
 
 
 ADD_SIZES = (10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000)
@@ -296,12 +305,19 @@ def add_sweep(sizes=ADD_SIZES, roof: roofline.Roof | None = None) -> AddSweep:
 def chain(x: torch.Tensor) -> torch.Tensor:
     """Eight one-input elementwise ops in a row: eager PyTorch runs eight kernels, each
     reading its input from memory and writing a new tensor back; a fusing compiler can
-    run one kernel that reads x once and writes the result once."""
+    run one kernel that reads x once and writes the result once.
+
+    Each op costs the CPU a few instructions per element, so that moving the bytes, not
+    the arithmetic, is what fusion saves. (tanh and sin, in an earlier version, cost tens
+    of instructions each: eager tanh alone took more than half of the chain's time, and
+    the chain was no example of a memory-bound function.) The sqrt keeps the lesson that
+    compiled code may round differently: without it Inductor's result equals eager's bit
+    for bit here."""
     y = x * 0.5
     y = y + 1.0
-    y = torch.tanh(y)
+    y = torch.abs(y)
     y = y * 3.0
-    y = torch.sin(y)
+    y = torch.sqrt(y)
     y = y - 0.25
     y = torch.relu(y)
     return y * 2.0
@@ -314,11 +330,21 @@ DYNAMIC_NAMES = {True: "symbolic", False: "static", None: "automatic"}
 WORKLOADS = {"chain": chain}
 
 
-def one_compile_thread() -> None:
-    """Inductor compiles with one thread: no pool of worker processes to start for a few
-    small kernels (``torch._inductor.config``: internal settings)."""
+def compile_setup() -> None:
+    """Two of Inductor's internal settings (``torch._inductor.config``), for a notebook that
+    compiles a few small kernels on a busy 2-core machine:
+
+    * ``compile_threads = 1``: compile in this process, with no pool of worker processes
+      to start;
+    * ``cpp.vec_isa_ok = True``: use the vector instruction sets the CPU lists (AVX-512,
+      AVX2) without first compiling a test program against each set's vector headers:
+      three C++ compiler runs of about 3 s each at load 5, in a process's first compile
+      (the smaller checks of single instructions still run). The kernels are the same
+      either way; only a machine whose CPU lists an instruction set that its compiler
+      cannot build would notice."""
     import torch._inductor.config as inductor_config
     inductor_config.compile_threads = 1
+    inductor_config.cpp.vec_isa_ok = True
 
 
 def compiled(name: str = "chain", dynamic: bool | None = True) -> Callable:
@@ -327,7 +353,7 @@ def compiled(name: str = "chain", dynamic: bool | None = True) -> Callable:
     here): one graph with a symbolic size serves every size."""
     key = (name, dynamic)
     if key not in _COMPILED:
-        one_compile_thread()
+        compile_setup()
         # a copy of its own: a torch.compile of the function itself elsewhere (with other
         # settings) must neither reuse nor replace these graphs
         own = capture.fresh_copy(WORKLOADS[name], f"{name}_{DYNAMIC_NAMES[dynamic]}")
@@ -342,7 +368,7 @@ def cold_compile(fn: Callable, *args) -> tuple[float, CompileEvents]:
     also pays for setting Inductor up)."""
     import torch._inductor.config as inductor_config
 
-    one_compile_thread()
+    compile_setup()
     fresh = torch.compile(capture.fresh_copy(fn, f"{fn.__name__}_cold"))
     with warnings.catch_warnings(), inductor_config.patch(force_disable_caches=True):
         warnings.simplefilter("ignore")   # torch warns that the caches are off: we asked

@@ -72,6 +72,32 @@ class Recorder:
         return said
 
 
+class StaticCompile:
+    """A ``compile_fn`` to hand to code under test: ``compile_fn(fn)`` is
+    ``torch.compile(fn, backend=self.recorder, dynamic=False)`` (static shapes, as CUDA
+    graphs need), and every call of the compiled function records the shapes of the
+    tensors it was given (``self.calls``), so that a test can tell a call on a new shape
+    from a recompilation that a changed Python value caused."""
+
+    def __init__(self):
+        self.recorder = Recorder(backward=True)
+        self.calls: list[tuple[tuple[int, ...], ...]] = []
+
+    def __call__(self, fn):
+        compiled = torch.compile(fn, backend=self.recorder, dynamic=False)
+
+        def call(*args, **kwargs):
+            self.calls.append(tuple(tuple(a.shape) for a in (*args, *kwargs.values())
+                                    if isinstance(a, torch.Tensor)))
+            return compiled(*args, **kwargs)
+        return call
+
+    @property
+    def shapes(self) -> set[tuple[tuple[int, ...], ...]]:
+        """The distinct tensor shapes the compiled function was called with."""
+        return set(self.calls)
+
+
 def fresh_copy(fn: Callable, name: str) -> Callable:
     """``fn`` with a code object of its own. Dynamo keeps compiled code on the function's
     code object, so every ``torch.compile`` of the same function shares it (whichever

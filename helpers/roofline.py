@@ -328,13 +328,14 @@ def draw_view(v: View, ax=None):
     _roof_line(ax, v.here, lo, hi, color="black", lw=1.6, label="this machine (measured)")
     _roof_line(ax, v.gpu, lo, hi, color="#9467bd", lw=1.6, ls="--", label=v.gpu.name)
     ax.axvline(x, color="#ff7f0e", lw=1.2)
+    # markers as lines without a line: a scatter's PathCollection costs several times as
+    # much to build, and an update draws five of them
     for roof, marker in ((v.here, "o"), (v.gpu, "s")):
-        ax.scatter([x], [attainable(x, roof.flops, roof.bytes_per_s)], marker=marker, s=45,
-                   color="#ff7f0e", edgecolor="black", zorder=4)
-    for p in v.points:
-        ax.scatter([p.intensity], [p.flops_per_s], s=16, color="#2ca02c", zorder=3)
+        ax.plot([x], [attainable(x, roof.flops, roof.bytes_per_s)], marker=marker, ms=7,
+                ls="none", color="#ff7f0e", mec="black", zorder=4)
     if v.points:
-        ax.scatter([], [], s=16, color="#2ca02c", label="measured on this page")
+        ax.plot([p.intensity for p in v.points], [p.flops_per_s for p in v.points], "o", ms=4,
+                color="#2ca02c", zorder=3, label="measured on this page")
     _log_axes(ax)
     ax.set_xlim(lo, hi)
     ax.set_xlabel("FLOP per byte (orange: this operation)")

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from torch import nn
 from torch._dynamo.testing import CompileCounter
 
-from helpers.capture import Recorder, fresh_copy
+from helpers.capture import Recorder, StaticCompile, fresh_copy
 
 
 def _scale(x, mode):
@@ -68,3 +68,18 @@ def test_a_fresh_copy_compiles_on_its_own():
     torch.compile(copy, backend=recorder)(torch.ones(2))
     assert recorder.count == 2, "a fresh copy starts with nothing compiled"
     assert torch.equal(copy(torch.ones(2)), f(torch.ones(2)))
+
+
+def test_static_compile_records_shapes_and_recompiles_for_a_new_one_or_a_new_int():
+    compile_fn = StaticCompile()
+    model = nn.Linear(3, 2)
+    fast = compile_fn(lambda x, k: model(x) * k)
+    for rows, k in ((4, 2), (4, 2), (5, 2), (4, 3)):
+        x = torch.randn(rows, 3)
+        torch.testing.assert_close(fast(x, k), model(x) * k)
+    assert compile_fn.calls == [((4, 3),), ((4, 3),), ((5, 3),), ((4, 3),)]
+    assert compile_fn.shapes == {((4, 3),), ((5, 3),)}
+    # dynamic=False: the new row count and the new Python int each compile a graph
+    assert compile_fn.recorder.count == 3
+    fast(torch.randn(4, 3), 2).sum().backward()
+    assert len(compile_fn.recorder.backward_graphs) >= 1

@@ -38,6 +38,9 @@ ENTRIES: dict[str, Misconception] = {
         ("06_compile-graph-break",)),
     "compile.item-avoids-break": Misconception(
         "reading the condition with .item() (or any Python if) keeps the graph whole",
+        ("06_compile-graph-break", "06_compile-train-step")),
+    "compile.clip-scale": Misconception(
+        "a norm clip may scale by another norm, or to another length than the limit",
         ("06_compile-graph-break",)),
     "compile.unused-branch-gradient": Misconception(
         "a value the forward pass throws away (inf, NaN) cannot spoil the gradient",
@@ -57,7 +60,7 @@ ENTRIES: dict[str, Misconception] = {
         ("06_compile-quiz-recompiles",)),
     "compile.static-new-length": Misconception(
         "a static-shape compile serves a new length without recompiling",
-        ("06_compile-buckets",)),
+        ("06_compile-buckets", "06_compile-train-step")),
     "compile.pad-to-largest": Misconception(
         "padding every input to the largest length costs nothing",
         ("06_compile-buckets",)),
@@ -82,6 +85,18 @@ ENTRIES: dict[str, Misconception] = {
         ("06_compile-timing",)),
     "bench.extra-calls": Misconception(
         "the number of calls a timing function makes does not matter",
+        ("06_compile-timing",)),
+    "bench.wrong-clock": Misconception(
+        "any clock times a device's work, not only the one that goes with its sync",
+        ("06_compile-timing",)),
+    "bench.units": Misconception(
+        "a duration may be returned in another unit than the clock's seconds",
+        ("06_compile-timing",)),
+    "bench.block-average": Misconception(
+        "timing a block of calls and dividing gives each call's duration",
+        ("06_compile-timing",)),
+    "bench.order-lost": Misconception(
+        "the order of timing samples carries no information, so they may be sorted",
         ("06_compile-timing",)),
     "bench.one-number": Misconception(
         "a timing loop should return one summary instead of the samples",
@@ -118,6 +133,12 @@ ENTRIES: dict[str, Misconception] = {
     "compile.no-grad-forward": Misconception(
         "a compiled loss can be computed without gradients and still trained on",
         ("06_compile-train-step",)),
+    "compile.python-number-guarded": Misconception(
+        "a Python number passed to a static-shape compile is data, not a guarded constant",
+        ("06_compile-train-step",)),
+    "compile.padding-in-loss": Misconception(
+        "rows of zeros appended to a batch change neither its loss nor its gradients",
+        ("06_compile-train-step",)),
     # FLOPs, bytes, roofline
     "roofline.flops-multiplies-only": Misconception(
         "a matmul costs m·k·n FLOPs (the additions are not counted)",
@@ -130,6 +151,15 @@ ENTRIES: dict[str, Misconception] = {
         ("06_compile-batch",)),
     "roofline.never-compute-bound": Misconception(
         "every layer becomes compute-bound at a large enough batch",
+        ("06_compile-batch",)),
+    "roofline.batch-powers": Misconception(
+        "any batch size may answer a search the task runs over powers of two",
+        ("06_compile-batch",)),
+    "roofline.batch-before": Misconception(
+        "the answer is the last batch before the layer turns compute-bound",
+        ("06_compile-batch",)),
+    "roofline.bound-sum": Misconception(
+        "compute-bound means the compute time exceeds the other two added together",
         ("06_compile-batch",)),
     "roofline.batch-intensity": Misconception(
         "a layer's FLOPs per byte do not change with the batch size",

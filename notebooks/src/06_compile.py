@@ -60,7 +60,7 @@ torch.manual_seed(0)
 # Every timing below uses one CPU thread: on a machine shared with other programs, a
 # second thread often waits for a core, and that waiting would be most of what we measure.
 torch.set_num_threads(1)
-helpers.bench.one_compile_thread()   # Inductor compiles in this process (internal setting)
+helpers.bench.compile_setup()   # two internal Inductor settings for a busy 2-core machine
 print("torch", torch.__version__, "on", helpers.bench.describe_device()["name"])
 
 # %% [markdown]
@@ -81,7 +81,7 @@ print("torch", torch.__version__, "on", helpers.bench.describe_device()["name"])
 # that dominates. The three numbers of this machine, measured now, each the fastest of its
 # repeats (a bound says what the machine *can* do; other programs only ever slow a repeat
 # down): the time of `t.add_(1)` on a one-element tensor, the bandwidth of a copy too large
-# for the CPU's caches, and the FLOP/s of a 512×512 matmul. They are measurements, not the
+# for the CPU's caches, and the FLOP/s of a 256×256 matmul. They are measurements, not the
 # datasheet peak of the processor: a better kernel or more threads can go faster.
 
 # %%
@@ -119,23 +119,25 @@ checks.expect_true(tuple(answer_regimes) == _truth,
 
 # %% wrong 06_compile-quiz-regime
 {
-    ("memory", "memory"): "[mc:regime.no-overhead] A call costs a fixed amount however small "
-                          "its tensor: 100 elements are 800 bytes read and written, which this "
-                          "machine moves in far less time than the fixed cost of one call.",
-    ("compute", "memory"): "[mc:regime.no-overhead] 100 additions take a fraction of the fixed "
-                           "cost of one call: the overhead dominates a small tensor.",
-    ("overhead", "compute"): "[mc:regime.big-is-compute] A large tensor is not compute-bound "
-                             "for being large: x.add_(1) does 1 FLOP for every 8 bytes it "
-                             "moves, so moving the bytes takes far longer than the arithmetic.",
-    ("compute", "compute"): "[mc:regime.big-is-compute] An elementwise add does 1 FLOP for "
-                            "every 8 bytes it moves: the bytes, or for a small tensor the "
-                            "fixed cost, take longer than the arithmetic.",
-    ("memory", "compute"): "[mc:regime.big-is-compute] An elementwise add does 1 FLOP for every "
-                           "8 bytes it moves, and a small tensor pays the fixed cost of a "
-                           "call first.",
-    ("overhead", "overhead"): "[mc:regime.overhead-always] 10,000,000 elements are 80 MB read "
-                              "and written: at the bandwidth above that takes milliseconds, "
-                              "far more than the fixed cost of a call.",
+    ("memory", "memory"): "[mc:regime.no-overhead] Every call also pays a fixed cost, however "
+                          "small its tensor: set 100 elements' bytes ÷ bandwidth beside the "
+                          "fixed cost of a call measured above.",
+    ("compute", "memory"): "[mc:regime.no-overhead] Every call also pays a fixed cost, however "
+                           "small its tensor: set 100 additions at the FLOP/s above beside the "
+                           "fixed cost of a call measured above.",
+    ("overhead", "compute"): "[mc:regime.big-is-compute] Size alone does not make an operation "
+                             "compute-bound: for 10,000,000 elements, set FLOPs ÷ FLOP/s beside "
+                             "bytes ÷ bandwidth (x.add_(1) reads and writes 4 bytes per element "
+                             "and does 1 FLOP).",
+    ("compute", "compute"): "[mc:regime.big-is-compute] Size alone does not make an operation "
+                            "compute-bound: at each size, set FLOPs ÷ FLOP/s beside bytes ÷ "
+                            "bandwidth and the fixed cost of a call.",
+    ("memory", "compute"): "[mc:regime.big-is-compute] Size alone does not make an operation "
+                           "compute-bound: at each size, set FLOPs ÷ FLOP/s beside bytes ÷ "
+                           "bandwidth and the fixed cost of a call.",
+    ("overhead", "overhead"): "[mc:regime.overhead-always] The fixed cost stays the same while "
+                              "the bytes grow with the tensor: work out how long 10,000,000 "
+                              "elements' reads and writes take at the bandwidth above.",
 }
 
 # %% [markdown]
@@ -222,9 +224,10 @@ print(torch.fx.symbolic_trace(scaled_relu).code)
 #   example one that keeps the graph so that we can look at it.
 #
 # Dynamo also records **guards**: the conditions under which the captured graph is valid
-# (the shapes, dtypes and devices of the input tensors, and any Python value the code
-# branched on). The next call checks the guards; if they all hold, the cached code runs,
-# otherwise Dynamo captures again (a **recompilation**).
+# (the shapes, dtypes and devices of the input tensors, and the Python values the code
+# used, such as a string it branched on or a number in a formula). The next call checks
+# the guards; if they all hold, the cached code runs, otherwise Dynamo captures again (a
+# **recompilation**).
 
 # %%
 graphs = []
@@ -290,12 +293,12 @@ checks.expect_true(answer_graphs == _seen.count,
 {
     1: "[mc:compile.print-in-graph] A print is not a tensor operation: Dynamo cannot record "
        "it in a graph, so it splits the function around it.",
-    3: "[mc:compile.empty-graph] Before the first print there is no tensor operation, so "
-       "that stretch makes no graph: count only the stretches that contain tensor operations.",
+    3: "[mc:compile.empty-graph] A graph holds tensor operations: look at what each stretch "
+       "between the breaks contains.",
     4: "[mc:compile.break-is-graph] A print runs as ordinary Python between the graphs; it "
        "is not a graph of its own.",
     5: "[mc:compile.break-is-graph] A print runs as ordinary Python between the graphs; it "
-       "is not a graph of its own, and a stretch with no tensor operation makes none.",
+       "is not a graph of its own.",
 }
 
 # %% [markdown]
@@ -373,11 +376,9 @@ for fn in (normalise, normalise_where):
     print(f"{fn.__name__}: graphs {report.graph_count}, graph breaks {report.graph_break_count}")
 
 # %% [markdown]
-# `torch.where` computes both branches. What does that do to the gradient?
-#
 # **Quick quiz.** Predict `x.grad[0]` after these lines: the gradient at x = −1, where the
-# output is the constant 0. Put a number in `answer_where_grad` (`float("inf")` and
-# `float("nan")` are numbers too).
+# output is the constant 0. Put the value that `x.grad[0].item()` returns, a Python float,
+# in `answer_where_grad`.
 #
 # ```python
 # x = torch.tensor([-1.0, 4.0], requires_grad=True)
@@ -406,12 +407,17 @@ checks.expect_true(math.isnan(answer_where_grad) and math.isnan(_x.grad[0].item(
 # %% wrong 06_compile-quiz-where
 {
     0: "[mc:compile.where-masks-gradient] The output there is a constant, but the backward "
-       "pass still differentiates the unpicked branch, sqrt(x) at x = -1, and multiplies "
-       "its gradient by 0: 0 × NaN is NaN.",
+       "pass differentiates both branches at every element and multiplies the unpicked "
+       "one's gradient by 0. What is sqrt's derivative at -1, and what is 0 times it?",
     0.25: "[mc:compile.where-masks-gradient] 0.25 is the gradient at x = 4. At x = -1 the "
-          "backward pass differentiates sqrt(x) too, and multiplies that by 0: 0 × NaN is NaN.",
-    -0.5: "[mc:compile.where-masks-gradient] sqrt has no real derivative at -1: the backward "
-          "pass differentiates it anyway and multiplies the result by 0, and 0 × NaN is NaN.",
+          "backward pass differentiates sqrt(x) too and multiplies that by 0: what is "
+          "sqrt's derivative at -1, and what is 0 times it?",
+    -0.5: "[mc:compile.where-masks-gradient] sqrt has no real derivative at -1, and the "
+          "backward pass computes it anyway before multiplying it by 0: what does float "
+          "arithmetic give for it, and for 0 times it?",
+    1e999: "[mc:compile.where-masks-gradient] inf is sqrt's derivative at 0. At -1 sqrt(x) "
+           "itself has no real value: what does float arithmetic give for it, its derivative, "
+           "and 0 times that?",
 }
 
 # %%
@@ -479,17 +485,22 @@ def _gradient(fn, x, limit):
     return x.grad
 
 
-_big, _small = torch.tensor([3.0, 4.0]), torch.tensor([0.3, 0.4])
+_big, _small = torch.tensor([3.0, 4.0]), torch.tensor([0.6, 0.8])   # norms 5 and 1
 with checks.explain_errors({"": "[mc:compile.branch-dropped] Call it the way the test "
                                 "does: clip_norm_nobreak(x, limit) with a float tensor x."},
-                           "clip_norm_nobreak(x, 1.0)"):
-    _got_big, _got_small = clip_norm_nobreak(_big, 1.0), clip_norm_nobreak(_small, 1.0)
-checks.expect_close(_got_small, _clip_norm(_small, 1.0), "clip_norm_nobreak([0.3, 0.4], 1.0)",
+                           "clip_norm_nobreak(x, 2.0)"):
+    _got_big, _got_small = clip_norm_nobreak(_big, 2.0), clip_norm_nobreak(_small, 2.0)
+checks.expect_close(_got_small, _clip_norm(_small, 2.0), "clip_norm_nobreak([0.6, 0.8], 2.0)",
                     hint="[mc:compile.branch-dropped] A norm already within the limit must "
                          "leave x unchanged: removing the if must keep both branches.")
-checks.expect_close(_got_big, _clip_norm(_big, 1.0), "clip_norm_nobreak([3.0, 4.0], 1.0)",
-                    hint="[mc:compile.branch-dropped] A norm above the limit must be scaled "
-                         "down to the limit: removing the if must keep both branches.")
+checks.expect_true(not torch.allclose(_got_big, _big),
+                   "clip_norm_nobreak([3.0, 4.0], 2.0) returned x unchanged. "
+                   "[mc:compile.branch-dropped] A norm above the limit must be scaled down: "
+                   "removing the if must keep both branches.")
+checks.expect_close(_got_big, _clip_norm(_big, 2.0), "clip_norm_nobreak([3.0, 4.0], 2.0)",
+                    hint="[mc:compile.clip-scale] Above the limit, clip_norm scales x so that "
+                         "its Euclidean norm (torch.linalg.vector_norm) becomes the limit "
+                         "itself.")
 with checks.explain_errors({"": "[mc:compile.item-avoids-break] torch.compile(..., "
                                 "fullgraph=True) stopped at a graph break: a Python if on a "
                                 "tensor's value (also through .item()) needs a value Dynamo "
@@ -497,8 +508,8 @@ with checks.explain_errors({"": "[mc:compile.item-avoids-break] torch.compile(..
                                 "operations."},
                            "torch.compile(clip_norm_nobreak, backend='eager', fullgraph=True)"):
     _whole = torch.compile(clip_norm_nobreak, backend="eager", fullgraph=True)
-    _compiled_big = _whole(_big, 1.0)
-checks.expect_close(_compiled_big, _clip_norm(_big, 1.0), "the compiled clip_norm_nobreak",
+    _compiled_big = _whole(_big, 2.0)
+checks.expect_close(_compiled_big, _clip_norm(_big, 2.0), "the compiled clip_norm_nobreak",
                     hint="[mc:compile.branch-dropped] Compiling must not change the values.")
 _at_zero = _gradient(clip_norm_nobreak, torch.zeros(4), 1.0)
 checks.expect_true(bool(torch.isfinite(_at_zero).all()),
@@ -518,7 +529,10 @@ with checks.explain_errors({"": "[mc:compile.branch-dropped] clip_norm_nobreak m
         for _limit in (0.5, 2.0):
             checks.expect_close(clip_norm_nobreak(_x, _limit), _clip_norm(_x, _limit),
                                 f"clip_norm_nobreak(x of shape {tuple(_x.shape)}, {_limit})",
-                                hint="[mc:compile.branch-dropped] Both branches must stay.")
+                                hint="[mc:compile.clip-scale] clip_norm_nobreak must "
+                                     "return clip_norm's values: x unchanged within the "
+                                     "limit, x scaled to a Euclidean norm of exactly limit "
+                                     "above it.")
             checks.expect_close(_gradient(clip_norm_nobreak, _x, _limit),
                                 _gradient(_clip_norm, _x, _limit),
                                 f"the gradient of clip_norm_nobreak at x of shape "
@@ -714,8 +728,9 @@ for _length in range(1, 17):
                         "is not part of the answer."):
         checks.expect_shape(_out, (_length,), f"the result for length {_length}")
     checks.expect_close(_out, _running(_x), f"the result for length {_length}",
-                        hint="[mc:compile.bucket-call] Append zeros at the end, so that the "
-                             "first L values are those of the unpadded input.")
+                        hint="[mc:compile.bucket-call] Append the zeros at the end of x and "
+                             "keep the first L values of the result: those are the unpadded "
+                             "input's.")
 checks.expect_true(_recorder.count <= len(_buckets),
                    f"Lengths 1 to 16 compiled {_recorder.count} graphs. "
                    "[mc:compile.static-new-length] With dynamic=False every new length fails a "
@@ -729,8 +744,8 @@ checks.expect_true(_recorder.count == len(_buckets),
 checks.expect_raises(ValueError, run_bucketed, _compiled, torch.ones(17), _buckets,
                      name="run_bucketed(compiled_fn, x of length 17, (4, 8, 16))",
                      why="[mc:compile.no-bucket-fits] A length longer than every bucket has "
-                         "no bucket to go to: say so with a ValueError instead of padding to "
-                         "some other length.")
+                         "no bucket to go to: raise a ValueError that says so (not another "
+                         "error, and no result padded to some other length).")
 ### BEGIN HIDDEN TESTS
 _recorder = Recorder()
 _compiled = torch.compile(helpers.capture.fresh_copy(_running, "_running_hidden"),
@@ -752,10 +767,13 @@ for _length in (9, 1, 5, 4, 2, 3, 7, 6, 8):
                                     "buckets and lengths up to the largest bucket."},
                                f"run_bucketed(fn, x of length {_length}, {_buckets})"):
         _out = run_bucketed(_counting, _x, _buckets)
+    checks.expect_true(len(_calls) == 1,
+                       f"For length {_length} compiled_fn was called {len(_calls)} times. "
+                       "[mc:compile.bucket-call] Call it once per input, on the padded x.")
     checks.expect_true(_calls == [min(b for b in _buckets if b >= _length)],
-                       f"For length {_length} compiled_fn was called on lengths {_calls}. "
-                       "[mc:compile.bucket-edge] Call it once, on x padded to the smallest "
-                       "bucket length that is at least L.")
+                       f"For length {_length} compiled_fn was called on length {_calls[0]}. "
+                       "[mc:compile.bucket-edge] Pad to the smallest bucket length that is at "
+                       "least L.")
     checks.expect_close(_out, _running(_saved), f"the result for length {_length}",
                         hint="[mc:compile.padding-kept] Return the first L values of "
                              "compiled_fn's result on the padded input.")
@@ -830,20 +848,39 @@ def time_samples(fn, warmup, repeats, clock, sync):
 # %% test 06_compile-timing-test points=2
 # a slow first call (compiling), then steady calls with one outlier
 _dev = helpers.bench.SimulatedDevice([5.0, 0.5, 0.004, 0.002, 0.003, 0.020, 0.002])
+_reads = []
+
+
+def _clock():
+    _reads.append(_dev.clock())
+    return _dev.clock()
+
+
 with checks.explain_errors({"": "[mc:bench.no-sync] time_samples(fn, warmup, repeats, clock, "
                                 "sync) calls fn(), clock() and sync() with no arguments."},
                            "time_samples"):
-    _got = time_samples(_dev.run, 2, 5, _dev.clock, _dev.sync)
+    _got = time_samples(_dev.run, 2, 5, _clock, _dev.sync)
 with checks.because("[mc:bench.one-number] Return the list of the repeats' durations: which "
                     "summary to report is a separate choice."):
     checks.expect_type(_got, (list, tuple), "time_samples(run, warmup=2, repeats=5, ...)")
     checks.expect_true(len(_got) == 5, f"time_samples returned {len(_got)} durations for "
                                        "repeats=5.")
+checks.expect_true(len(_reads) > 0,
+                   "time_samples never read the clock it was given. [mc:bench.wrong-clock] "
+                   "Read clock(): it is the device's own clock, which goes with sync(); "
+                   "time.perf_counter() here sees only how long Python took to queue the work.")
+checks.expect_true(max(_got) <= 5.531,
+                   f"One duration is {max(_got):.4g} s, more than all the work the device was "
+                   "given (5.531 s). [mc:bench.units] Return seconds, as clock() reads them.")
 checks.reject_close(list(_got), {
     (0.0, 0.0, 0.0, 0.0, 0.0): "[mc:bench.no-sync] Every duration was zero: the device had "
                                "only queued the work when the clock stopped. Call sync() "
                                "before reading the clock.",
 }, "time_samples(run, warmup=2, repeats=5, ...)")
+checks.expect_true(len(set(_got)) > 1,
+                   f"All five durations are {_got[0]:.4g} s. [mc:bench.block-average] One clock "
+                   "interval around all the calls, divided by their number, hides the spread: "
+                   "time each call on its own.")
 checks.expect_true(not (_got[0] >= 0.5 and _got[1] >= 0.5),
                    f"The first two samples took {_got[0]:.3g} s and {_got[1]:.3g} s, as long as "
                    "the slow first calls. [mc:bench.no-warmup] The slow first calls (compiling, "
@@ -856,8 +893,14 @@ checks.expect_close(_dev.calls, 7, "calls of fn for warmup=2, repeats=5", rtol=0
                     hint="[mc:bench.extra-calls] fn runs warmup times untimed, then repeats "
                          "times timed: 2 + 5 calls, no more.")
 ### BEGIN HIDDEN TESTS
+_steady = [0.004, 0.002, 0.003, 0.020, 0.002]
+_rounded = [round(v, 9) for v in _got]
+checks.expect_true(not (sorted(_rounded) == sorted(_steady) and _rounded != _steady),
+                   f"time_samples returned {list(_got)}. [mc:bench.order-lost] Return the "
+                   "samples in the order measured: the order shows when a slow call happened "
+                   "(warm-up left over, another program starting).")
 checks.expect_close(torch.tensor(list(_got), dtype=torch.float64),
-                    torch.tensor([0.004, 0.002, 0.003, 0.020, 0.002], dtype=torch.float64),
+                    torch.tensor(_steady, dtype=torch.float64),
                     "time_samples(run, warmup=2, repeats=5, ...)",
                     hint="[mc:bench.no-sync] Each sample is one call's duration, from a clock "
                          "read after sync() to one read after the call and sync().")
@@ -910,17 +953,19 @@ print(f"maximum {max(samples) * 1e6:7.1f} µs")
 #
 # ## 7. Inductor: compile time, caches and steady state
 #
-# Now the real compiler. `helpers.bench.chain` is a memory-bound function: eight
-# elementwise operations in a row (multiply, add, tanh, multiply, sin, subtract, relu,
-# multiply). Eager PyTorch runs eight kernels and writes seven intermediate tensors;
+# Now the real compiler. `helpers.bench.chain` is built to be memory-bound (§9 works out
+# its three bounds): eight cheap elementwise operations in a row (multiply, add, abs,
+# multiply, sqrt, subtract, relu, multiply). Eager PyTorch runs eight kernels and writes
+# seven intermediate tensors;
 # Inductor can generate one loop that reads `x` once and writes the result once:
 # **fusion**, the remedy for the memory-bound regime.
 #
 # The first call of the compiled function pays for Dynamo's capture, Inductor's lowering
 # and code generation, and a C++ compiler run; later calls with the same guards run the
 # cached machine code. Both are measured here, on this machine, right now. Inductor's
-# code may round differently from eager (it keeps intermediates in registers and may
-# reorder arithmetic), so the results are compared with a tolerance, not for equality.
+# code may round differently from eager (its generated code can compute an operation in
+# another way than eager's kernel does, or in another order), so the results are compared
+# with a tolerance, not for equality.
 
 # %%
 chain = helpers.bench.chain
@@ -932,7 +977,8 @@ print(f"first compiled call: {compiled_timing.first_call:.2f} s "
       f"({compiled_timing.first_events.describe()})")
 print(f"eager:    median {eager_timing.median * 1e6:8.1f} µs per call")
 print(f"compiled: median {compiled_timing.median * 1e6:8.1f} µs per call")
-print(f"speedup in steady state: {eager_timing.median / compiled_timing.median:.2f}×")
+print(f"speedup in steady state: {eager_timing.median / compiled_timing.median:.2f}×, "
+      f"{helpers.bench.verdict(eager_timing.median, compiled_timing.median)}")
 difference = (chain_static(x) - chain(x)).abs().max().item()
 print(f"largest difference from eager: {difference:.2g}; bitwise equal: "
       f"{torch.equal(chain_static(x), chain(x))}")
@@ -975,13 +1021,21 @@ print(f"symbolic kernel: median {symbolic_timing.median * 1e6:8.1f} µs per call
 sweep = helpers.bench.sweep([2**10, 2**14, 2**18])
 for result in sweep:
     print(f"{result.size:>8,} elements: eager {result.eager.median * 1e6:8.1f} µs, compiled "
-          f"{result.compiled.median * 1e6:8.1f} µs, {result.ratio:.2f}×")
+          f"{result.compiled.median * 1e6:8.1f} µs, {result.ratio:.2f}×: "
+          f"{helpers.bench.verdict(result.eager.median, result.compiled.median)}")
+print(f"eager at 2**10: {sweep[0].eager.median / 8 * 1e6:.1f} µs per operation; the fixed cost "
+      f"of a call (§1): {here.overhead_s * 1e6:.1f} µs")
 helpers.bench.picture(helpers.bench.draw_speedup_vs_size(sweep))
 
 # %% [markdown]
-# Read it with the regimes: at 2**10 elements both versions are overhead-bound, and the
-# compiled one makes one call where eager makes eight (but adds its own guard checks); at
-# large sizes both are memory-bound, and the fused kernel moves an eighth of the bytes.
+# Read it with the regimes. At 2**10 elements each of eager's eight operations takes
+# about the fixed cost of a call (the last line): overhead-bound. The compiled function
+# makes one call instead of eight, but that call has fixed costs of its own (checking
+# guards, the wrapper Dynamo puts around the kernel), and the first row says which side
+# won in this run. As the size grows, moving bytes takes over: eager makes eight passes
+# over memory and allocates seven intermediate tensors, the fused kernel makes one pass,
+# and the ratio grows. (These sizes fit in the CPU's caches, which are faster than the
+# main memory §1 measured: the times can be shorter than §1's bandwidth predicts.)
 #
 # The **speedup explorer** measures again whenever a control changes; the line under its
 # controls says what the first compiled call at that setting compiled. Try:
@@ -1013,7 +1067,8 @@ helpers.bench.explore()
 #   nothing when they do, and raises `AssertionError` when they do not), else False;
 # - `"speedup"`: the eager median time per call divided by the compiled median time per
 #   call, both in steady state, each measured with `helpers.bench.measure` (its warm-up
-#   call absorbs the compiling).
+#   call absorbs the compiling). The ratio of the fastest samples is accepted too: §6 says
+#   what each statistic answers.
 #
 # The test passes a fresh copy of `chain` (nothing compiled yet) and a float32 tensor.
 
@@ -1093,26 +1148,34 @@ _eager_t = [t for k, t in _kinds if k == "eager"]
 _compiled_t = [t for k, t in _kinds if k == "compiled"]
 checks.expect_true(_eager_t and _compiled_t,
                    "compare_compiled did not time both fn and the compiled function with "
-                   "helpers.bench.measure. [mc:compile.first-call-timed] A clock around the "
-                   "first compiled call includes compiling: measure warms up first and reports "
-                   "the median of steady-state calls.")
-_right = _eager_t[-1].median / _compiled_t[-1].median
-checks.expect_true(not math.isclose(_report["speedup"], 1 / _right, rel_tol=1e-9)
-                   or math.isclose(_right, 1.0, rel_tol=1e-9),
-                   f"'speedup' is {_report['speedup']:.3g}, the compiled median over the eager "
+                   "helpers.bench.measure, as the task asks. [mc:compile.first-call-timed] "
+                   "A clock around the first compiled call includes compiling; measure warms "
+                   "up first and reports steady-state calls.")
+# the medians' ratio, and the fastest samples' (a defensible choice, §6)
+_ratios = [_eager_t[-1].median / _compiled_t[-1].median,
+           min(_eager_t[-1].samples) / min(_compiled_t[-1].samples)]
+_firsts = [t.first_call for t in _compiled_t if t.first_call]
+checks.expect_true(not any(math.isclose(_report["speedup"], _eager_t[-1].median / f, rel_tol=1e-9)
+                           for f in _firsts),
+                   f"'speedup' is {_report['speedup']:.3g}: the eager time over the first "
+                   "compiled call. [mc:compile.first-call-timed] The first call includes "
+                   "compiling; compare steady states.")
+checks.expect_true(not any(math.isclose(_report["speedup"], 1 / r, rel_tol=1e-9)
+                           and not math.isclose(r, 1.0, rel_tol=1e-9) for r in _ratios),
+                   f"'speedup' is {_report['speedup']:.3g}, the compiled time over the eager "
                    "one. [mc:compile.speedup-inverted] Divide the eager time by the compiled "
                    "time: a speedup above 1 means the compiled code is faster.")
 ### BEGIN HIDDEN TESTS
-checks.expect_true(math.isclose(_report["speedup"], _right, rel_tol=1e-9),
-                   f"'speedup' is {_report['speedup']!r}, not the eager median divided by the "
-                   "compiled median of the timings helpers.bench.measure gave. "
-                   "[mc:compile.first-call-timed] Compare steady states: the median per call "
-                   "of each, as measure reports it.")
+checks.expect_true(any(math.isclose(_report["speedup"], r, rel_tol=1e-9) for r in _ratios),
+                   f"'speedup' is {_report['speedup']!r}, neither the ratio of the medians nor "
+                   "that of the fastest samples of the timings helpers.bench.measure gave. "
+                   "[mc:compile.first-call-timed] Compare steady states: the eager time per "
+                   "call over the compiled one, as measure reports them.")
 _expected, _got = _fn(_x), torch.compile(_fn)(_x)
 checks.expect_close(_report["max_abs_error"], (_got - _expected).abs().max().item(),
-                    "'max_abs_error'", rtol=0, atol=1e-6,
+                    "'max_abs_error'", rtol=1e-6, atol=1e-12,
                     hint="[mc:compile.compare-call] The largest |compiled - eager| over every "
-                         "element.")
+                         "element, not a mean or a sum.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1157,6 +1220,10 @@ checks.reject(_slower, {
     10000: "[mc:compile.always-faster] Here compiled calls are slower than eager ones: "
            "no number of calls wins the compile time back.",
 }, "break_even_calls(10.0, 0.002, 0.003)")
+checks.expect_true(_n == math.inf or (isinstance(_n, (int, float)) and float(_n).is_integer()),
+                   f"break_even_calls(10.0, 0.005, 0.002) is {_n!r}. [mc:compile.free-speedup] A "
+                   "number of calls is a whole number: the first whole n at which compiling "
+                   "has paid.")
 ### BEGIN HIDDEN TESTS
 checks.expect_close(_n, 3334, "break_even_calls(10.0, 0.005, 0.002)", rtol=0, atol=0,
                     hint="[mc:compile.free-speedup] n calls save n·(eager − compiled) "
@@ -1165,16 +1232,20 @@ checks.expect_close(_n, 3334, "break_even_calls(10.0, 0.005, 0.002)", rtol=0, at
 checks.expect_close(_slower, math.inf, "break_even_calls(10.0, 0.002, 0.003)", rtol=0, atol=0,
                     hint="[mc:compile.always-faster] When compiled calls are not faster, "
                          "no number of calls pays: return math.inf.")
-checks.expect_close(break_even_calls(3.0, 0.0011, 0.0004), 4286,
-                    "break_even_calls(3.0, 0.0011, 0.0004)", rtol=0, atol=0,
-                    hint="[mc:compile.free-speedup] Round up to the first whole number of "
-                         "calls that pays.")
-checks.expect_close(break_even_calls(2.0, 0.001, 0.001), math.inf,
-                    "break_even_calls(2.0, 0.001, 0.001)", rtol=0, atol=0,
-                    hint="[mc:compile.always-faster] With equal per-call times compiling "
-                         "never pays: return math.inf.")
-checks.expect_close(break_even_calls(0.5, 0.01, 0.001), 56, "break_even_calls(0.5, 0.01, 0.001)",
-                    rtol=0, atol=0, hint="[mc:compile.free-speedup] Round up.")
+for _args, _want, _hint in (
+        ((3.0, 0.0011, 0.0004), 4286, "[mc:compile.free-speedup] Round up to the first whole "
+                                      "number of calls that pays."),
+        ((0.5, 0.01, 0.001), 56, "[mc:compile.free-speedup] Round up."),
+        # 2 calls save exactly the 1 s of compiling: paying exactly counts
+        ((1.0, 0.75, 0.25), 2, "[mc:compile.free-speedup] n·compiled + compile ≤ n·eager: a "
+                               "saving that exactly covers the compile time has paid."),
+        ((0.0, 0.002, 0.001), 1, "[mc:compile.free-speedup] n counts calls from 1: with nothing "
+                                 "to win back, the first call already pays."),
+        ((2.0, 0.001, 0.001), math.inf, "[mc:compile.always-faster] With equal per-call times "
+                                        "compiling never pays: return math.inf.")):
+    with checks.explain_errors({"": _hint}, f"break_even_calls{_args}"):
+        _got = break_even_calls(*_args)
+    checks.expect_close(_got, _want, f"break_even_calls{_args}", rtol=0, atol=0, hint=_hint)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1222,10 +1293,12 @@ else:
 # time, `loss.backward()` runs compiled code too: the loss's backward node is
 # `CompiledFunctionBackward`. (`torch.compile(model)` works the same way for a module.) The
 # cell times one step (forward, loss, backward; the optimizer's step would come after) of
-# a small MLP eagerly and compiled:
+# the smallest model with weights, one linear layer classifying 64 features into 10
+# classes, eagerly and compiled. (Each kernel Inductor generates costs a run of the C++
+# compiler; a deeper model makes more kernels, not a different lesson.)
 
 # %%
-mlp = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 10))
+mlp = nn.Sequential(nn.Linear(64, 10))
 batch_x, batch_y = torch.randn(32, 64), torch.randint(0, 10, (32,))
 
 
@@ -1250,7 +1323,8 @@ loss_eager, loss_compiled = train_step(loss_of), train_step(compiled_loss_of)
 print(f"first compiled step: {step_compiled.first_call:.2f} s "
       f"({step_compiled.first_events.describe()})")
 print(f"eager step {step_eager.median * 1e6:.0f} µs, compiled step "
-      f"{step_compiled.median * 1e6:.0f} µs: {step_eager.median / step_compiled.median:.2f}×")
+      f"{step_compiled.median * 1e6:.0f} µs: {step_eager.median / step_compiled.median:.2f}×, "
+      f"{helpers.bench.verdict(step_eager.median, step_compiled.median)}")
 print(f"losses {loss_eager.item():.6f} and {loss_compiled.item():.6f}; the compiled loss's "
       f"backward node: {loss_compiled.grad_fn.name()}")
 
@@ -1278,36 +1352,58 @@ print(f"{step_flops:,} FLOPs in one step: {compute_floor * 1e6:.0f} µs at {here
       f"{step_eager.median * 1e6:.0f} µs")
 
 # %% [markdown]
-# Compare the share with the speedup above. The rest of the eager step is the fixed cost
-# of its many small operations and their passes over memory (bias additions, ReLUs, the
-# loss, and the backward of each): that is the part compiling can shrink, since it does not
-# reduce the FLOPs. It also adds fixed costs of its own per call (checking guards, the
-# wrapper around the compiled forward and backward), so for a step this small the
-# measured ratio can go either way. (One-thread CPU numbers for one small model; measure
+# Compare the share with the ratio above. The rest of the eager step is the fixed cost of
+# its small operations and their passes over memory (the loss's softmax, log and
+# average, the backward of each, the gradients' sums): that is the part compiling can
+# shrink, since it does not reduce the FLOPs. Compiling also adds fixed costs of its own
+# to every call (checking guards, the wrapper around the compiled forward and backward).
+# The line above says which side won in this run; for a step this small it can go either
+# way from one run to the next. (One-thread CPU numbers for one small model; measure
 # yours.)
 #
-# ### Exercise 6: train with a compiled loss (2 points)
+# ### Exercise 6: a static-shape training step and a short last batch (2 points)
 #
-# *Misconception targeted: calling the original model instead of the compiled function;
-# letting gradients accumulate across steps; forgetting the optimizer's step.*
+# *Misconception targeted: believing a static-shape compile serves a smaller batch without
+# compiling again; passing the number of real rows as a Python number (a guard on its
+# value); padding without masking, so that padded rows enter the loss and its gradient;
+# and the loop mistakes of notebook 04 (gradients accumulating, no optimizer step).*
 #
-# Write `train_compiled(model, batches, lr, backend)`: train `model` in place with
+# A DataLoader without `drop_last` (notebook 05) ends every epoch with a shorter batch.
+# Where shapes must stay static (`dynamic=False`, as CUDA graphs need), that batch fails a
+# shape guard and compiles a second forward and backward graph. Padding it to the full
+# size keeps one pair of graphs, but padded rows are not data: they must change neither
+# the loss nor the gradients.
+#
+# Write `train_compiled(model, batches, lr, compile_fn)`: train `model` in place with
 # `torch.optim.SGD(model.parameters(), lr=lr)`, one step per `(x, y)` pair in the list
-# `batches`, with the mean squared error loss (`F.mse_loss`). Compute each step's loss
-# with a function compiled by `torch.compile(..., backend=backend)`; call `backward()` and
-# the optimizer outside it. Return the steps' losses as a list of Python floats. (The test
-# passes a `Recorder(backward=True)` as the backend, and checks that both the forward and
-# the backward graph were captured, once.)
+# `batches` (2-D tensors; every batch has as many rows as the first, except that the last
+# may have fewer). Run the model inside **one** function compiled with `compile_fn(fn)`
+# (the test passes `torch.compile` with `dynamic=False` and a `Recorder`; the loss may be
+# computed inside that function or after it), and call it only on tensors of the first
+# batch's shapes: give a short batch rows of zeros up to the full size
+# (`F.pad(t, (0, 0, 0, k))` appends k rows of zeros to a 2-D tensor). Each step's loss is
+# the mean squared error over the batch's real rows, as `F.mse_loss(model(x), y)` gives
+# it on the unpadded batch; call `backward()` and the optimizer's step outside the
+# compiled function. Return the steps' losses as a list of Python floats.
 
 # %% solution 06_compile-train-step
-def train_compiled(model, batches, lr, backend):
+def train_compiled(model, batches, lr, compile_fn):
     ### BEGIN SOLUTION
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
-    loss_of = torch.compile(lambda x, y: F.mse_loss(model(x), y), backend=backend)
+    rows = batches[0][0].shape[0]
+
+    def masked_mse(x, y, real):
+        # real is 1.0 on the batch's own rows and 0.0 on padding: padding adds nothing
+        squared = (model(x) - y) ** 2 * real
+        return squared.sum() / (real.sum() * y.shape[1])
+
+    loss_of = compile_fn(masked_mse)
     losses = []
     for x, y in batches:
+        short = rows - x.shape[0]
+        real = F.pad(torch.ones(x.shape[0], 1, dtype=x.dtype), (0, 0, 0, short))
         optimizer.zero_grad()
-        loss = loss_of(x, y)
+        loss = loss_of(F.pad(x, (0, 0, 0, short)), F.pad(y, (0, 0, 0, short)), real)
         loss.backward()
         optimizer.step()
         losses.append(loss.item())
@@ -1327,54 +1423,126 @@ def _eager_training(model, batches, lr):
     return losses
 
 
-torch.manual_seed(60)
-_model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
-_twin = copy.deepcopy(_model)
-_batches = [(torch.randn(16, 3), torch.randn(16, 1)) for _ in range(4)]
-with torch.no_grad():   # each batch's loss if the parameters never moved
-    _untrained = [F.mse_loss(_model(x), y).item() for x, y in _batches]
-_rec = Recorder(backward=True)
-with checks.explain_errors({"does not require grad": "[mc:compile.no-grad-forward] The loss "
-                                                     "has no graph to run backward through: "
-                                                     "compute it with gradients on.",
-                            "": "[mc:compile.uncompiled-call] train_compiled(model, batches, "
-                                "lr, backend) trains model and returns the losses."},
-                           "train_compiled(model, batches, 0.1, Recorder(backward=True))"):
-    _losses = train_compiled(_model, _batches, 0.1, _rec)
-_want = _eager_training(_twin, _batches, 0.1)
+def _train_both(seed, sizes, features, zero_row=False, lr=0.1):
+    """Train a model and its twin, compiled (the student's way) and eager; return what a
+    check needs: the losses, the models and the compile_fn's record."""
+    torch.manual_seed(seed)
+    model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, features))
+    twin = copy.deepcopy(model)
+    batches = [(torch.randn(n, 3), torch.randn(n, features)) for n in sizes]
+    if zero_row:   # a real row of zeros: data, not padding
+        batches[-1][0][0] = 0.0
+    saved = [(x.clone(), y.clone()) for x, y in batches]
+    with torch.no_grad():   # each batch's loss if the parameters never moved
+        untrained = [F.mse_loss(model(x), y).item() for x, y in batches]
+    compile_fn = helpers.capture.StaticCompile()
+    with checks.explain_errors({"does not require grad": "[mc:compile.no-grad-forward] The loss "
+                                                         "has no graph to run backward "
+                                                         "through: compute it with gradients "
+                                                         "on.",
+                                "fake tensor": "[mc:compile.static-new-length] The compiled "
+                                               "function failed on the shapes it was given: "
+                                               "every tensor it gets, x and y alike, must "
+                                               "have the first batch's shapes, with the rows "
+                                               "added at the end.",
+                                "": "[mc:compile.uncompiled-call] train_compiled(model, "
+                                    "batches, lr, compile_fn) trains model and returns the "
+                                    "losses."},
+                               f"train_compiled(model, batches of {list(sizes)} rows, {lr}, "
+                               "compile_fn)"):
+        losses = train_compiled(model, batches, lr, compile_fn)
+    for (x, y), (x0, y0) in zip(batches, saved):
+        checks.expect_untouched(x, x0, "a batch's x")
+        checks.expect_untouched(y, y0, "a batch's y")
+    return losses, _eager_training(twin, saved, lr), untrained, model, twin, compile_fn
+
+
+_sizes = (16, 16, 16, 5)
+_losses, _want, _untrained, _model, _twin, _seen = _train_both(60, _sizes, 1)
 with checks.because("[mc:compile.uncompiled-call] Return the list of the steps' losses as "
                     "Python floats."):
     checks.expect_type(_losses, (list, tuple), "train_compiled(...)")
-    checks.expect_true(len(_losses) == len(_batches) and all(isinstance(v, float) for v in _losses),
-                       f"train_compiled returned {_losses!r} for {len(_batches)} batches.")
-checks.expect_true(_rec.count >= 1,
-                   "No graph was compiled with the given backend. [mc:compile.uncompiled-call] "
-                   "Call the function torch.compile returned, not the original.")
+    checks.expect_true(len(_losses) == len(_sizes) and all(isinstance(v, float) for v in _losses),
+                       f"train_compiled returned {_losses!r} for {len(_sizes)} batches.")
+checks.expect_true(_seen.recorder.count >= 1 or not _seen.calls,
+                   "The compiled function ran, but Dynamo captured no graph from it. "
+                   "[mc:compile.item-avoids-break] Something in it needs a tensor's value as "
+                   "a Python number (slicing by a count held in a tensor does, through "
+                   ".item()): a graph break, after which your code ran as plain Python. Leave "
+                   "the padded rows out with tensor operations instead.")
+checks.expect_true(_seen.recorder.count >= 1,
+                   "compile_fn compiled nothing. [mc:compile.uncompiled-call] Call the "
+                   "function compile_fn returned, not the original.")
+checks.expect_true(len(_seen.shapes) == 1,
+                   f"The compiled function was called on tensors of shapes {sorted(_seen.shapes)}. "
+                   "[mc:compile.static-new-length] With dynamic=False a batch of 5 rows fails "
+                   "the shape guard of a graph compiled for 16: pad the short batch to the "
+                   "first batch's rows before the call.")
+checks.expect_true(_seen.recorder.count == 1,
+                   f"The compiled function always got tensors of one shape, yet compiled "
+                   f"{_seen.recorder.count} graphs. [mc:compile.python-number-guarded] With "
+                   "dynamic=False a Python number it is given (or reads) is guarded by its "
+                   "value: one that changes with the batch compiles a new graph. Pass what "
+                   "changes as a tensor.")
 checks.expect_true(abs(_losses[0] - _want[0]) < 1e-4 * max(1.0, abs(_want[0])),
-                   f"The first loss is {_losses[0]:.6g}, not the model's loss on the first batch. "
-                   "[mc:compile.uncompiled-call] Use F.mse_loss(model(x), y) on each batch.")
+                   f"The first loss is {_losses[0]:.6g}, not the model's mean squared error on "
+                   "the first batch. [mc:compile.uncompiled-call] The loss is the mean of "
+                   "(model(x) - y)² over the batch.")
 checks.expect_true(not all(abs(v - w) < 1e-6 for v, w in zip(_losses[1:], _untrained[1:])),
                    "[mc:compile.no-step] Every loss is the untrained model's loss on its batch: "
                    "the parameters never changed. Call optimizer.step() after backward().")
-checks.expect_close(torch.tensor(_losses), torch.tensor(_want), "the steps' losses",
+checks.expect_close(torch.tensor(_losses[:-1]), torch.tensor(_want[:-1]),
+                    "the losses of the full batches", rtol=1e-4, atol=1e-6,
+                    hint="[mc:compile.grads-accumulate] The losses differ from one-step-per-"
+                         "batch SGD: zero the gradients before every backward() (notebook "
+                         "04), and step once per batch.")
+checks.expect_close(_losses[-1], _want[-1], "the loss of the last batch (5 real rows)",
                     rtol=1e-4, atol=1e-6,
-                    hint="[mc:compile.grads-accumulate] Later losses differ from one-step-per-"
-                         "batch SGD: zero the gradients before every backward() (notebook 04), "
-                         "and step once per batch.")
+                    hint="[mc:compile.padding-in-loss] The padded rows changed the loss: they "
+                         "must add nothing to the sum of squared errors, and the mean divides "
+                         "by the real rows' elements only.")
 ### BEGIN HIDDEN TESTS
-for (_name, _p), _q in zip(_model.named_parameters(), _twin.parameters()):
-    checks.expect_close(_p.detach(), _q.detach(), f"the trained model's {_name}",
+def _same_models(model, twin, what):
+    for (_name, _p), _q in zip(model.named_parameters(), twin.parameters()):
+        checks.expect_close(_p.detach(), _q.detach(), f"the trained model's {_name} ({what})",
+                            rtol=1e-4, atol=1e-6,
+                            hint="[mc:compile.padding-in-loss] The model must end as plain SGD "
+                                 "on the unpadded batches leaves it: the padded rows must not "
+                                 "reach the gradients either.")
+
+
+def _one_pair(seen, what, rows):
+    checks.expect_true(all(shape[0] == rows for call in seen.calls for shape in call if shape),
+                       f"{what}: the compiled function was called on shapes "
+                       f"{sorted(seen.shapes)}. [mc:compile.static-new-length] Pad to the "
+                       f"first batch's rows ({rows} here), whatever they are.")
+    checks.expect_true(seen.recorder.count == 1 and len(seen.shapes) == 1,
+                       f"{what}: {seen.recorder.count} forward graphs for calls on shapes "
+                       f"{sorted(seen.shapes)}. [mc:compile.static-new-length] Compile once and "
+                       "call the compiled function on the first batch's shapes only.")
+    checks.expect_true(len(seen.recorder.backward_graphs) == 1,
+                       f"{what}: {len(seen.recorder.backward_graphs)} backward graphs. "
+                       "[mc:compile.no-grad-forward] The compiled function must run the model "
+                       "with gradients on, so that AOTAutograd derives its backward graph.")
+
+
+_same_models(_model, _twin, "batches of 16, 16, 16 and 5 rows")
+_one_pair(_seen, "batches of 16, 16, 16 and 5 rows", 16)
+for _seed, _sizes, _outputs, _zero_row in ((61, (8, 8, 1), 3, False), (62, (8, 8, 8), 2, False),
+                                           (63, (12, 7), 2, True), (64, (6,), 1, False),
+                                           (65, (20, 20, 3), 1, False)):
+    _losses, _want, _, _model, _twin, _seen = _train_both(_seed, _sizes, _outputs, _zero_row)
+    _what = f"batches of {', '.join(map(str, _sizes))} rows, {_outputs} outputs" + (
+        ", a real row of zeros" if _zero_row else "")
+    checks.expect_close(torch.tensor(_losses), torch.tensor(_want), f"the losses ({_what})",
                         rtol=1e-4, atol=1e-6,
-                        hint="[mc:compile.grads-accumulate] The caller's model must end as "
-                             "plain SGD leaves it: one zeroed-gradient step per batch.")
-checks.expect_true(_rec.count == 1,
-                   f"{_rec.count} forward graphs were compiled for {len(_batches)} steps of one "
-                   "shape. [mc:compile.uncompiled-call] Compile once, before the loop, and call "
-                   "the compiled function at every step.")
-checks.expect_true(len(_rec.backward_graphs) == 1,
-                   f"{len(_rec.backward_graphs)} backward graphs were captured. "
-                   "[mc:compile.no-grad-forward] The compiled function must compute the loss "
-                   "with gradients on, so that AOTAutograd derives its backward graph.")
+                        hint="[mc:compile.padding-in-loss] " + (
+                            "A real row of zeros is data: tell the padding apart by its "
+                            "position, not by its value." if _zero_row else
+                            "Each loss is the mean squared error over the batch's real rows "
+                            "and every output column."))
+    _same_models(_model, _twin, _what)
+    _one_pair(_seen, _what, _sizes[0])
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1405,8 +1573,8 @@ checks.expect_true(answer_flops in (_flops.get_total_flops(), 64 * 32 * (2 * 128
 
 # %% wrong 06_compile-quiz-flops
 {
-    262144: "[mc:roofline.flops-multiplies-only] Each of the 128 steps of a dot product is "
-            "a multiplication and an addition: two FLOPs.",
+    262144: "[mc:roofline.flops-multiplies-only] You counted the multiplications: what else "
+            "does each step of a dot product do?",
     2048: "[mc:roofline.flops-outputs] That is the number of outputs; each output costs a "
           "dot product of length 128.",
     4096: "[mc:roofline.flops-outputs] Each output costs a dot product of length 128, "
@@ -1426,14 +1594,14 @@ print(f"2·m·k·n = {2 * 64 * 128 * 32:,}; m·n·(2k − 1) = {64 * 32 * (2 * 1
 # k = 128: 128 multiplications and 127 additions, which the convention rounds to 2k (a
 # fused multiply-add counts as two). So a matmul costs 2·m·k·n FLOPs, while it reads m·k +
 # k·n elements and writes m·n. An elementwise op on n elements does n FLOPs (counting
-# `tanh` as one) and reads and writes n elements each.
+# `sqrt` as one) and reads and writes n elements each.
 #
 # The ratio FLOPs per byte is the operation's **arithmetic intensity**. On a **roofline**
 # (achieved FLOP/s against intensity, both axes logarithmic) the memory bound is a sloped
 # line (intensity × bandwidth) and the compute bound a flat one; they meet at the
 # **ridge**. Left of the ridge an operation is memory-bound (unless overhead-bound), right
 # of it compute-bound. Here are the points measured on this page under this machine's
-# measured roof (a matmul of 512³ and a copy, not datasheet peaks):
+# measured roof (a matmul of 256³ and a copy, not datasheet peaks):
 
 # %%
 points = [helpers.roofline.roofline_point(helpers.roofline.matmul_cost(128, 128, 128),
@@ -1463,9 +1631,9 @@ helpers.bench.picture(helpers.roofline.draw_roofline(points, here.flops, here.by
 # 2. Move n for the square matmul from 1 upwards. Notice where the binding bound changes
 #    here and on the GPU. Explain why a GPU needs a larger matmul than this CPU to be
 #    compute-bound (compare the ridges).
-# 3. At n = 2**24, switch "chain of 8 elementwise, eager" to "fused". Notice that the
-#    intensity grows eightfold and the bound stays the same: fusion helps a memory-bound
-#    chain by moving fewer bytes, not by reaching the compute roof.
+# 3. At n = 2**24, predict what fusing the chain of 8 does to its intensity and to the
+#    bound that binds here. Switch "chain of 8 elementwise, eager" to "fused" and check.
+#    Explain what fusion saves, in the bars on the right.
 
 # %%
 helpers.roofline.explore(points=points)
@@ -1522,21 +1690,43 @@ with checks.explain_errors({"": "[mc:roofline.weights-free] first_compute_bound_
 for _name, _value in (("first_compute_bound_batch(1024, 1024, roof, 2**16)", _wide),
                       ("first_compute_bound_batch(64, 64, slow_calls, 2**16)", _narrow),
                       ("first_compute_bound_batch(8, 8, roof, 2**16)", _tiny)):
-    checks.expect_true(_value is None or (isinstance(_value, int) and 1 <= _value <= 2**16
-                                          and _value & (_value - 1) == 0),
+    checks.expect_true(_value is None or (isinstance(_value, int) and 1 <= _value <= 2**16),
                        f"{_name} is {_value!r}. [mc:roofline.never-compute-bound] Return a "
-                       "power of two from 1 up to max_batch, or None when none of them is "
+                       "batch size from 1 up to max_batch, or None when none of them is "
                        "compute-bound.")
+    checks.expect_true(_value is None or _value & (_value - 1) == 0,
+                       f"{_name} is {_value!r}. [mc:roofline.batch-powers] The task tries "
+                       "B = 1, 2, 4, 8, ...: return one of those powers of two.")
+
+
+def _first_and_only_first(value, d, roof, name):
+    """The batch returned must be compute-bound on roof, and half of it must not be."""
+    if not isinstance(value, int) or value < 1:
+        return
+    at = helpers.roofline.regime(helpers.roofline.matmul_cost(value, d, d), roof)
+    checks.expect_true(at == "compute",
+                       f"At B = {value} the {d}×{d} layer is still {at}-bound on {name}. "
+                       "[mc:roofline.batch-before] Return the first batch at which it is "
+                       "compute-bound, not the last one before.")
+    checks.expect_true(value == 1 or helpers.roofline.regime(
+                           helpers.roofline.matmul_cost(value // 2, d, d), roof) != "compute",
+                       f"At B = {value // 2} the {d}×{d} layer is already compute-bound on "
+                       f"{name} (its compute bound is the largest of the three). "
+                       "[mc:roofline.bound-sum] Return the first such batch.")
+
+
 checks.reject(_wide, {
     1: "[mc:roofline.weights-free] Count the weight matrix's bytes too: every call reads "
        "d_in·d_out weights, which is why a small batch is memory-bound.",
     64: "[mc:roofline.flops-multiplies-only] A matmul does 2·B·d_in·d_out FLOPs: a "
         "multiplication and an addition per step of each dot product.",
 }, "first_compute_bound_batch(1024, 1024, roof, 2**16)")
+_first_and_only_first(_wide, 1024, _roof, "roof")
 checks.reject(_narrow, {
     64: "[mc:regime.no-overhead] At B = 64 the compute time (5 µs) is still below the 10 µs "
         "every call costs: compare with the fixed cost too.",
 }, "first_compute_bound_batch(64, 64, slow_calls, 2**16)")
+_first_and_only_first(_narrow, 64, _slow_calls, "slow_calls")
 checks.reject(_tiny, {
     2**16: "[mc:roofline.never-compute-bound] An 8×8 layer is not compute-bound at B = 65,536 "
            "either: when no batch up to max_batch is, return None.",
@@ -1661,10 +1851,11 @@ print(torch.compile(layer_fixed, backend="eager", fullgraph=True)(torch.ones(3))
 # **4. `torch.where` as a free way out of an `if`.** Both branches are differentiated:
 # mask the unsafe branch's input too (§4, Exercise 1).
 #
-# **5. Believing a fixed speedup figure.** Texts quote "30-200 % faster" for
-# `torch.compile`. This notebook measured its own numbers on this machine, and they
-# depend on the regime: the size (§7's plot), the function (§7, §8) and the dtype.
-# Measure yours.
+# **5. Believing a fixed speedup figure.** Earlier versions of PyTorch's documentation
+# quoted "30% to 2x speedups" for `torch.compile` on real-world models, from benchmarks run
+# on GPUs. This notebook measured its own numbers on this machine, and they depend on the
+# regime: the size (§7's plot), the function (compare §7's ratio for the chain with §8's
+# for the training step) and the dtype (the explorer). Measure yours.
 #
 # ## Summary
 #
