@@ -83,3 +83,58 @@ def test_interleaved_takes_assignments_in_turn_and_the_last_ones_last(pairs, las
     for group in (False, True):
         ranks = [rank[job.key] for job in order if (job.assignment in last) == group]
         assert ranks == sorted(ranks)
+
+
+def _source(course, assignment, code):
+    import nbformat
+    path = course / "source" / assignment / f"{assignment}.ipynb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), str(path))
+
+
+def test_the_template_preloads_dynamo_only_for_notebooks_that_may_use_it(tmp_path):
+    from graders.autograde.jobs import batch_limits
+    from graders.sandbox.limits import Limits
+
+    _source(tmp_path, "plain", "import torch\nx = torch.ones(3)")
+    _source(tmp_path, "trains", "import torch\nopt = torch.optim.SGD(model.parameters(), lr=0.1)")
+    _source(tmp_path, "compiles", "f = torch.compile(f)")
+    (tmp_path / "source" / "broken").mkdir()
+    limits = Limits()
+    assert "torch._dynamo" in limits.preload
+    plain = batch_limits(limits, tmp_path, ["plain"])
+    assert plain.preload == [m for m in limits.preload if m != "torch._dynamo"]
+    assert plain.values() == {**limits.values(), "preload": plain.preload}  # nothing else changes
+    for batch in (["plain", "trains"], ["compiles"], ["broken"]):  # unreadable: keep all
+        assert batch_limits(limits, tmp_path, batch).preload == limits.preload, batch
+
+
+def test_the_local_pool_runs_as_many_sandboxes_as_workers_and_twice_the_threads(monkeypatch):
+    import threading
+    import time
+
+    from graders.autograde import worker
+    from graders.autograde.local import LocalPool
+
+    running, most, lock = [0], [0], threading.Lock()
+
+    def sandbox(*args):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.2)
+        with lock:
+            running[0] -= 1
+
+    monkeypatch.setattr(worker, "_execute_in", sandbox)
+    pool = LocalPool(2)
+    try:
+        started = time.monotonic()
+        futures = [pool.submit(worker.execute_in, None, None, {}, False, "") for _ in range(8)]
+        for future in futures:
+            future.result()
+        assert most[0] == 2 and time.monotonic() - started >= 0.8  # 8 runs, 2 at a time
+        assert pool.executor._max_workers == 4
+    finally:
+        pool.close()
+        worker.limit_executions(None)

@@ -41,7 +41,7 @@ from graders.sandbox.limits import Limits
 
 from . import pipeline, recorded
 from .intake import Intake
-from .jobs import Job, SubmissionLost, find_jobs, submitted_path
+from .jobs import Job, SubmissionLost, batch_limits, find_jobs, submitted_path
 from .local import LocalPool
 from .pipeline import Assignment, Submission
 from .status import Record
@@ -59,9 +59,9 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
     try:
         course = Course(ensure_course_dir(course_dir))
         _check_sandbox(sandbox, local=scheduler is None)
-        jobs = find_jobs(course.dir, released_assignments(course.dir, assignments))
-        if limits is None:
-            limits = course.limits()
+        released = released_assignments(course.dir, assignments)
+        jobs = find_jobs(course.dir, released)
+        limits = batch_limits(course.limits() if limits is None else limits, course.dir, released)
         course.config.Execute.timeout = int(limits.cell_timeout_s)  # one per-cell limit everywhere
         if pool is None and scheduler is not None:
             from .cluster import DaskPool

@@ -13,24 +13,42 @@ still importing.
 from __future__ import annotations
 
 import uuid
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from graders.sandbox.limits import Limits
 
 from . import worker
-from .jobs import find_jobs, likely_to_execute
+from .jobs import batch_limits, find_jobs, likely_to_execute
 
 
-class LocalPool:
+class _Executor:
+    """What both local pools do with their concurrent.futures executor."""
+
+    executor: Executor
+
+    def ready(self, running, block: bool) -> set:
+        return wait(running, timeout=None if block else 0, return_when=FIRST_COMPLETED).done
+
+    def result(self, future):
+        return future.result()
+
+    def close(self) -> None:
+        self.executor.shutdown(cancel_futures=True)
+
+
+class LocalPool(_Executor):
     """``workers`` submissions at a time, each in a sandbox of its own."""
 
     local = True  # workers read the course's files themselves
 
     def __init__(self, workers: int, limits: Limits | None = None, sandbox: bool = False):
-        self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grading")
+        # ``workers`` submissions execute at once; as many threads again run the nbgrader
+        # steps of the ones before and after them meanwhile (graders.autograde.worker)
+        worker.limit_executions(workers)
+        self.executor = ThreadPoolExecutor(max_workers=2 * workers, thread_name_prefix="grading")
         self.workers = workers
-        self.capacity = 2 * workers  # submissions handed out at once: one waiting per thread
+        self.capacity = 4 * workers  # submissions handed out at once: one waiting per thread
         self.limits, self.sandbox = (limits or Limits()).values(), sandbox
         self.warmed = False
 
@@ -47,14 +65,6 @@ class LocalPool:
     def submit(self, function, *args, key: str | None = None):
         return self.executor.submit(function, *args)
 
-    def ready(self, running, block: bool) -> set:
-        return wait(running, timeout=None if block else 0, return_when=FIRST_COMPLETED).done
-
-    def result(self, future):
-        return future.result()
-
-    def close(self) -> None:
-        self.executor.shutdown(cancel_futures=True)
 
 
 def start(course_dir: Path, assignments: list[str] | None, workers: int, limits: Limits,
@@ -63,9 +73,10 @@ def start(course_dir: Path, assignments: list[str] | None, workers: int, limits:
     will probably execute something (a re-run with nothing new to grade starts none)."""
     from graders.course.layout import released_assignments
 
-    pool = LocalPool(workers, limits, sandbox)
+    released = released_assignments(Path(course_dir), assignments)
+    pool = LocalPool(workers, batch_limits(limits, Path(course_dir), released), sandbox)
     try:
-        jobs = find_jobs(Path(course_dir), released_assignments(Path(course_dir), assignments))
+        jobs = find_jobs(Path(course_dir), released)
         if likely_to_execute(Path(course_dir), jobs, force):
             pool.warm()
     except BaseException:
@@ -74,7 +85,7 @@ def start(course_dir: Path, assignments: list[str] | None, workers: int, limits:
     return pool
 
 
-class ProcessPool:
+class ProcessPool(_Executor):
     """``workers`` processes, for work that is Python through and through (a feedback page's
     HTML: grading threads would take turns on one interpreter's lock). What a task needs is
     pickled by cloudpickle, as Dask does, so that the classes an instructor defines in
@@ -101,14 +112,6 @@ class ProcessPool:
         import cloudpickle
         return self.executor.submit(_call, cloudpickle.dumps((function, args)))
 
-    def ready(self, running, block: bool) -> set:
-        return wait(running, timeout=None if block else 0, return_when=FIRST_COMPLETED).done
-
-    def result(self, future):
-        return future.result()
-
-    def close(self) -> None:
-        self.executor.shutdown(cancel_futures=True)
 
 
 class _Shared:

@@ -12,8 +12,10 @@ folder as {relative path: bytes}, what crosses to and from a worker on another m
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -21,11 +23,28 @@ from graders.sandbox import COMPILE_CACHE, template_host
 from graders.sandbox.execute import Outcome, execute
 from graders.sandbox.limits import Limits
 
+_SLOTS: threading.BoundedSemaphore | None = None
+
+
+def limit_executions(slots: int | None) -> None:
+    """At most ``slots`` sandboxes of this process at once (None: as many as it has threads).
+    The local pool runs twice as many grading threads as slots, so that while ``slots``
+    submissions execute, the threads of the next ones run their nbgrader steps."""
+    global _SLOTS
+    _SLOTS = threading.BoundedSemaphore(slots) if slots else None
+
 
 def execute_in(folder: Path, nb, limits: dict, sandbox: bool, prologue: str,
                cache: str | dict | None = None) -> Outcome:
     """Execute ``nb`` in a scratch copy of ``folder``, with a private copy of ``cache`` (the
-    assignment's warmed torch.compile cache: a folder, or its files as {path: bytes})."""
+    assignment's warmed torch.compile cache: a folder, or its files as {path: bytes}), in one
+    of this process's execution slots."""
+    with _SLOTS or contextlib.nullcontext():
+        return _execute_in(folder, nb, limits, sandbox, prologue, cache)
+
+
+def _execute_in(folder: Path, nb, limits: dict, sandbox: bool, prologue: str,
+                cache: str | dict | None) -> Outcome:
     started = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="grade-", dir=scratch_root(limits, sandbox)) as scratch:

@@ -10,7 +10,8 @@ Never imports nbgrader: it runs a notebook and says how the run ended; what the 
 - ``guard``: code that runs *inside the kernel* before the student's, to detect tampering;
 - ``template``, ``template_host``: submissions forked from a template sandbox (its side, the grader's side);
 - ``environment``: the environment every sandboxed process starts with;
-- ``streams``: frames and capped pipes between the grader and its sandboxes.
+- ``streams``: frames and capped pipes between the grader and its sandboxes;
+- ``threads``: inside the kernel, torch's thread requests kept within the limits.
 """
 
 # Cells the grader adds to a notebook carry this metadata key; the runner runs them without
