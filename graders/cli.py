@@ -111,6 +111,9 @@ def _run(args) -> int:
         return _exchange(args)
     elif args.command == "autograde":
         from .autograde.status import table
+        if args.scheduler is None:
+            from .autograde.local import prestart
+            prestart(args.course_dir, args.assignments, args.sandbox, args.force)
         limits = say_overrides(args.course_dir, memory_mb=args.memory_mb,
                                cell_timeout_s=args.cell_timeout,
                                notebook_timeout_s=args.notebook_timeout,

@@ -138,3 +138,28 @@ def test_the_local_pool_runs_as_many_sandboxes_as_workers_and_twice_the_threads(
     finally:
         pool.close()
         worker.limit_executions(None)
+
+
+def test_the_template_starts_before_the_course_config_is_read_and_is_the_one_the_batch_uses(tmp_path, monkeypatch):
+    from graders.autograde import local
+    from graders.sandbox import template_host
+    from graders.sandbox.limits import Limits
+
+    _source(tmp_path, "plain", "x = 1")
+    submit(tmp_path, "bo", "plain")
+    started = []
+    monkeypatch.setattr(template_host, "usable", lambda limits: True)
+    monkeypatch.setattr(template_host.Template, "start", lambda self: started.append(self))
+    monkeypatch.setattr(template_host, "_SHARED", None)
+    local.prestart(tmp_path, None, sandbox=True, force=False)
+    assert len(started) == 1 and "torch._dynamo" not in started[0].preload
+    pool = local.start(tmp_path, None, 2, Limits(), sandbox=True, force=False)  # the course's limits
+    try:
+        assert started[1:] == [started[0]], "the batch started a second template"
+    finally:
+        pool.close()
+    graded(tmp_path, "bo", "plain")
+    monkeypatch.setattr(template_host, "_SHARED", None)
+    local.prestart(tmp_path, None, sandbox=True, force=False)  # nothing left to grade: no template
+    local.prestart(tmp_path, None, sandbox=False, force=True)   # no sandbox: none either
+    assert len(started) == 2

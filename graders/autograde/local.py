@@ -67,6 +67,22 @@ class LocalPool(_Executor):
 
 
 
+def prestart(course_dir: Path, assignments: list[str] | None, sandbox: bool, force: bool) -> None:
+    """The template's imports started before the course's config is read (loading
+    nbgrader_config.py imports what it names: 0.67 s of nbgrader and nbconvert for this
+    course's), with the default limits. The pool then finds it running when the config leaves
+    the preload as it is; a config that changes it gets a template of its own instead."""
+    from graders.course.layout import released_assignments
+    from graders.sandbox import template_host
+
+    default = Limits()
+    if not sandbox or not template_host.usable(default):
+        return
+    released = released_assignments(Path(course_dir), assignments)
+    if likely_to_execute(Path(course_dir), find_jobs(Path(course_dir), released), force):
+        template_host.shared(batch_limits(default, Path(course_dir), released).preload).start()
+
+
 def start(course_dir: Path, assignments: list[str] | None, workers: int, limits: Limits,
           sandbox: bool, force: bool) -> LocalPool:
     """The pool for a local batch, its workers and templates already starting when the batch
