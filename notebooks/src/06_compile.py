@@ -1040,13 +1040,15 @@ helpers.bench.picture(helpers.bench.draw_speedup_vs_size(sweep))
 # The **speedup explorer** measures again whenever a control changes; the line under its
 # controls says what the first compiled call at that setting compiled. Try:
 #
-# 1. Set *elements* to 2**10, then to 2**22. Notice how the gap between the bars changes,
-#    and name the regime at each end.
+# 1. Predict the ratio at 2**22 elements from the plot above (it stops at 2**18). Set
+#    *elements* to 2**10, then to 2**22, and name the regime at each end.
 # 2. Predict first: at a size you have not used yet (compile on), does the first call
-#    compile? Set it and read the line. Then predict, set *dtype* to float64, and read it
-#    again: a new dtype fails a guard.
-# 3. Choose the *cuda* device. On a machine without a GPU the explorer says so, and keeps
-#    working when you switch back.
+#    compile? Set it and read the line. Then predict what a new dtype does, set *dtype*
+#    to float64, read the line again, and explain it with §5's guards.
+# 3. Untick *torch.compile* and tick it again at the same size: the eager bar is measured
+#    afresh each time. Notice how much two measurements of the same thing differ: a
+#    difference between eager and compiled smaller than that is noise. (The *device* list
+#    has cuda: without a GPU the explorer says so inside the widget.)
 
 # %%
 helpers.bench.explore()

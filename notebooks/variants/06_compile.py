@@ -2,23 +2,19 @@
 misconception id) and other correct ways to write each exercise of 06_compile."""
 
 # lines several variants share
-_COMPARE = ("def compare_compiled(fn, x):\n"
-            "    compiled_fn = torch.compile(fn)\n"
-            "    expected, got = fn(x), compiled_fn(x)\n"
-            "    try:\n"
-            "        torch.testing.assert_close(got, expected)\n"
-            "        close = True\n"
-            "    except AssertionError:\n"
-            "        close = False\n"
-            "    eager = helpers.bench.measure(lambda: fn(x))\n"
-            "    fast = helpers.bench.measure(lambda: compiled_fn(x))\n"
-            "    return {'max_abs_error': (got - expected).abs().max().item(), 'close': close,\n"
-            "            'speedup': eager.median / fast.median}\n")
 _CLOSE = ("    try:\n"
           "        torch.testing.assert_close(got, expected)\n"
           "        close = True\n"
           "    except AssertionError:\n"
           "        close = False\n")
+_COMPARE = ("def compare_compiled(fn, x):\n"
+            "    compiled_fn = torch.compile(fn)\n"
+            "    expected, got = fn(x), compiled_fn(x)\n"
+            + _CLOSE +
+            "    eager = helpers.bench.measure(lambda: fn(x))\n"
+            "    fast = helpers.bench.measure(lambda: compiled_fn(x))\n"
+            "    return {'max_abs_error': (got - expected).abs().max().item(), 'close': close,\n"
+            "            'speedup': eager.median / fast.median}\n")
 # the reference timing loop, which the timing variants change in one place each
 _TIMED_LOOP = ("def time_samples(fn, warmup, repeats, clock, sync):\n"
                "    for _ in range(warmup):\n"
@@ -164,60 +160,15 @@ WRONG = {
          "not another", "compile.no-bucket-fits"),
     ],
     "06_compile-timing": [
-        ("def time_samples(fn, warmup, repeats, clock, sync):\n"
-         "    for _ in range(warmup):\n"
-         "        fn()\n"
-         "    samples = []\n"
-         "    for _ in range(repeats):\n"
-         "        start = clock()\n"
-         "        fn()\n"
-         "        samples.append(clock() - start)\n"
-         "    return samples\n",
+        (_TIMED_LOOP.replace("        sync()\n", ""),
          "call sync() before reading the clock", "bench.no-sync"),
-        ("def time_samples(fn, warmup, repeats, clock, sync):\n"
-         "    samples = []\n"
-         "    for _ in range(repeats):\n"
-         "        sync()\n"
-         "        start = clock()\n"
-         "        fn()\n"
-         "        sync()\n"
-         "        samples.append(clock() - start)\n"
-         "    return samples\n",
+        (_TIMED_LOOP.replace("    for _ in range(warmup):\n        fn()\n", ""),
          "were timed", "bench.no-warmup"),
-        ("def time_samples(fn, warmup, repeats, clock, sync):\n"
-         "    for _ in range(warmup):\n"
-         "        fn()\n"
-         "    samples = []\n"
-         "    for _ in range(repeats):\n"
-         "        start = clock()\n"
-         "        fn()\n"
-         "        sync()\n"
-         "        samples.append(clock() - start)\n"
-         "    return samples\n",
+        (_TIMED_LOOP.replace("        sync()\n        start", "        start"),
          "still queued on the device", "bench.no-sync"),
-        ("def time_samples(fn, warmup, repeats, clock, sync):\n"
-         "    for _ in range(warmup):\n"
-         "        fn()\n"
-         "    samples = []\n"
-         "    for _ in range(repeats):\n"
-         "        sync()\n"
-         "        start = clock()\n"
-         "        fn()\n"
-         "        sync()\n"
-         "        samples.append(clock() - start)\n"
-         "    return statistics.median(samples)\n",
+        (_TIMED_LOOP.replace("    return samples\n", "    return statistics.median(samples)\n"),
          "return the list", "bench.one-number"),
-        ("def time_samples(fn, warmup, repeats, clock, sync):\n"
-         "    for _ in range(warmup + 1):\n"
-         "        fn()\n"
-         "    samples = []\n"
-         "    for _ in range(repeats):\n"
-         "        sync()\n"
-         "        start = clock()\n"
-         "        fn()\n"
-         "        sync()\n"
-         "        samples.append(clock() - start)\n"
-         "    return samples\n",
+        (_TIMED_LOOP.replace("range(warmup)", "range(warmup + 1)"),
          "2 + 5 calls, no more", "bench.extra-calls"),
         ("def time_samples(fn, warmup, repeats, clock, sync):\n"
          "    for _ in range(warmup):\n"
@@ -237,13 +188,7 @@ WRONG = {
          "in the order measured", "bench.order-lost"),
     ],
     "06_compile-inductor": [
-        ("def compare_compiled(fn, x):\n"
-         "    compiled_fn = torch.compile(fn)\n"
-         "    expected, got = fn(x), compiled_fn(x)\n"
-         "    eager = helpers.bench.measure(lambda: fn(x))\n"
-         "    fast = helpers.bench.measure(lambda: compiled_fn(x))\n"
-         "    return {'max_abs_error': (got - expected).abs().max().item(),\n"
-         "            'close': torch.equal(got, expected), 'speedup': eager.median / fast.median}\n",
+        (_COMPARE.replace(_CLOSE, "    close = torch.equal(got, expected)\n"),
          "Compiled code may round differently", "compile.bitwise-equal"),
         ("def compare_compiled(fn, x):\n"
          "    compiled_fn = torch.compile(fn)\n"
@@ -257,35 +202,18 @@ WRONG = {
          "    return {'max_abs_error': (got - expected).abs().max().item(), 'close': close,\n"
          "            'speedup': eager_s / compiled_s}\n",
          "includes compiling", "compile.first-call-timed"),
-        ("def compare_compiled(fn, x):\n"
-         "    compiled_fn = torch.compile(fn)\n"
-         "    expected, got = fn(x), compiled_fn(x)\n"
-         + _CLOSE +
-         "    eager = helpers.bench.measure(lambda: fn(x))\n"
-         "    fast = helpers.bench.measure(lambda: compiled_fn(x))\n"
-         "    return {'max_abs_error': (got - expected).abs().max().item(), 'close': close,\n"
-         "            'speedup': fast.median / eager.median}\n",
+        (_COMPARE.replace("eager.median / fast.median", "fast.median / eager.median"),
          "Divide the eager time by the compiled time", "compile.speedup-inverted"),
-        ("def compare_compiled(fn, x):\n"
-         "    compiled_fn = torch.compile(fn, backend='eager')\n"
-         "    expected, got = fn(x), compiled_fn(x)\n"
-         + _CLOSE +
-         "    eager = helpers.bench.measure(lambda: fn(x))\n"
-         "    fast = helpers.bench.measure(lambda: compiled_fn(x))\n"
-         "    return {'max_abs_error': (got - expected).abs().max().item(), 'close': close,\n"
-         "            'speedup': eager.median / fast.median}\n",
+        (_COMPARE.replace("torch.compile(fn)", "torch.compile(fn, backend='eager')"),
          "Inductor compiled nothing", "compile.compare-call"),
         # the mean difference, not the largest (hidden)
         (_COMPARE.replace(".abs().max()", ".abs().mean()"), "not a mean", "compile.compare-call"),
         # the first compiled call (measure's time_first) taken as the compiled time
-        ("def compare_compiled(fn, x):\n"
-         "    compiled_fn = torch.compile(fn)\n"
-         "    fast = helpers.bench.measure(lambda: compiled_fn(x), time_first=True)\n"
-         "    eager = helpers.bench.measure(lambda: fn(x))\n"
-         "    expected, got = fn(x), compiled_fn(x)\n"
-         + _CLOSE +
-         "    return {'max_abs_error': (got - expected).abs().max().item(), 'close': close,\n"
-         "            'speedup': eager.median / fast.first_call}\n",
+        (_COMPARE.replace("    expected, got = fn(x), compiled_fn(x)\n",
+                          "    fast = helpers.bench.measure(lambda: compiled_fn(x), time_first=True)\n"
+                          "    expected, got = fn(x), compiled_fn(x)\n")
+         .replace("    fast = helpers.bench.measure(lambda: compiled_fn(x))\n", "")
+         .replace("eager.median / fast.median", "eager.median / fast.first_call"),
          "includes compiling; compare", "compile.first-call-timed"),
     ],
     "06_compile-break-even": [
