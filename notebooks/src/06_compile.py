@@ -1359,8 +1359,8 @@ print(f"{step_flops:,} FLOPs in one step: {compute_floor * 1e6:.0f} µs at {here
 # average, the backward of each, the gradients' sums): that is the part compiling can
 # shrink, since it does not reduce the FLOPs. Compiling also adds fixed costs of its own
 # to every call (checking guards, the wrapper around the compiled forward and backward).
-# The line above says which side won in this run; for a step this small it can go either
-# way from one run to the next. (One-thread CPU numbers for one small model; measure
+# The line above says which side won in this run; rerun the cell to see whether a step
+# this small stays on that side. (One-thread CPU numbers for one small model; measure
 # yours.)
 #
 # ### Exercise 6: a static-shape training step and a short last batch (2 points)
