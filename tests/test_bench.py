@@ -253,3 +253,30 @@ def test_add_sweep_reports_each_sizes_fastest_repeat_and_its_bound():
     assert t_small == min(result.timings[0].samples) and t_big == min(result.timings[1].samples)
     assert b_small == "overhead" and b_big == "memory", "8 MB at 1 GB/s beats 10 µs"
     assert bench.draw_add_sweep(result).axes
+
+
+def test_verdict_uses_the_clear_threshold_on_both_sides():
+    assert bench.verdict(1.0, 0.79) == "faster than eager"
+    assert bench.verdict(1.0, 0.81) == "about as fast as eager"
+    assert bench.verdict(1.0, 1.24) == "about as fast as eager"
+    assert bench.verdict(1.0, 1.26) == "slower than eager"
+
+
+def test_machine_roof_times_its_matmul_and_copy_one_call_per_sample(monkeypatch):
+    timed = []
+    real = bench.time_calls
+
+    def spy(fn, warmup=3, repeats=20, **kwargs):
+        timing = real(fn, warmup, repeats, **kwargs)
+        timed.append(len(timing.samples))
+        return timing
+
+    monkeypatch.setattr(bench, "time_calls", spy)
+    bench.machine_roof.cache_clear()
+    try:
+        roof = bench.machine_roof(n=64, numel=2**16, repeats=3)
+    finally:
+        bench.machine_roof.cache_clear()
+    assert timed == [3, 3], "the matmul and the copy, one call per sample"
+    assert roof.flops > 0 and roof.bytes_per_s > 0 and roof.overhead_s > 0
+    assert "64³ matmul" in roof.source and "65,536 floats" in roof.source
