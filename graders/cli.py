@@ -27,7 +27,8 @@ def _add_autograde(commands) -> None:
                         help="notebooks executed at once (default: cores, %(default)s)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="execute on a Dask distributed cluster (e.g. tcp://host:8786) instead of "
-                             "local workers; this process still sanitizes and writes the gradebook")
+                             "local workers; the workers run each submission's whole pipeline, this process "
+                             "alone writes the gradebook")
     parser.add_argument("--no-sandbox", dest="sandbox", action="store_false",
                         help="execute without bubblewrap (trusted submissions only)")
     parser.add_argument("--force", action="store_true", help="regrade submissions already graded")
