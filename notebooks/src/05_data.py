@@ -6,9 +6,9 @@
 # an example, a `Sampler` that orders the indices, and a `DataLoader` that groups them into
 # batches, collates them into tensors and may load them in other processes while the model
 # computes. Most data bugs are silent: a last batch smaller than you assumed, a split that
-# leaks near-copies into validation, an augmentation that repeats in every worker, a stream
-# that every worker replays, ranks that see some examples twice, a loop that spends more time
-# waiting for data than computing. This notebook takes the machine apart so that you can
+# leaks near-copies into validation, random augmentations less random than they look, a
+# stream that every worker replays, ranks that see some examples twice, a loop that spends
+# more time waiting for data than computing. This notebook takes the machine apart so that you can
 # predict each of them, then puts the loader inside notebook 04's training loop and measures
 # where each step's time goes.
 #
@@ -464,7 +464,8 @@ print("a stream, unbatched:", list(DataLoader(helpers.datasets.RangeStream(0, 4)
 # %% [markdown]
 # Compare with your answer. `batch_size=None` turns automatic batching off: the loader
 # fetches one item per index, converts NumPy arrays and numbers to tensors, and yields it
-# as it is, with no batch dimension and no `collate_fn`. It is what you want when items
+# as it is, with no batch dimension (a `collate_fn` you pass is still applied to each item;
+# the default one only converts). It is what you want when items
 # already are batches: a stream that yields whole batches, or a sampler that yields whole
 # lists of indices (section 10 uses that).
 #
@@ -1192,8 +1193,8 @@ for shuffle in (False, True):
     print(f"shuffle={shuffle}:", shares)
 
 # %% [markdown]
-# Compare with your answer: rank 2 gets 2, 5, 8 **and 1**, and rank 1 gets 0 a second
-# time. The sampler pads the index list with repeats of its first indices up to a multiple
+# Compare with your answer: rank 2 gets 2, 5, 8 **and 1**, and rank 1 gets index 0, which
+# rank 0 also gets: 0 and 1 are read twice in this epoch. The sampler pads the index list with repeats of its first indices up to a multiple
 # of `world_size`, so every rank gets ⌈N / world_size⌉ indices and some examples are seen
 # twice per epoch (its `drop_last=True` drops the tail instead). In the explorer of section 4, choose the sampler "distributed",
 # N = 10, world size 4, and step the rank from 0 to 3: notice the hatched padding in the top
@@ -1300,7 +1301,8 @@ tmp.cleanup()
 # ## 10. The loader inside a training loop
 #
 # Notebook 04 cut its batches by hand, `X[start:start + batch_size]`. A `DataLoader` does
-# that job, reshuffles every epoch from its own generator, applies per-item transforms, and
+# that job, reshuffles every epoch (from the `generator=` you pass, else from torch's global
+# one), applies per-item transforms, and
 # hands over the ragged last batch like any other. The loop itself keeps its five steps:
 # the loader only replaces the slicing.
 #
@@ -1559,13 +1561,13 @@ for line in helpers.loader_verdicts.step_verdicts(step_ms["per item"], step_ms["
 # operating system will not move; so a copy from pageable memory first goes through a
 # pinned staging buffer, and `.to("cuda")` returns only when the copy has finished.
 # `DataLoader(..., pin_memory=True)` puts each batch in pinned memory as it arrives (in a
-# thread of the main process). From pinned memory, `batch.to("cuda", non_blocking=True)`
+# thread of the main process when workers load, inline otherwise). From pinned memory, `batch.to("cuda", non_blocking=True)`
 # only *queues* the copy and returns at once, so the CPU can go on (to the next batch, to
 # queuing the forward pass) while the copy runs. That is safe for the model: work queued
 # on the same CUDA stream runs in order, so the forward pass starts after its input has
 # arrived. It is not safe to read a tensor on the CPU that a non-blocking copy from the GPU
-# is still writing: synchronise first. This machine has no GPU; what `pin_memory` does
-# here:
+# is still writing: synchronise first. What `pin_memory` does on the machine running this
+# page:
 
 # %%
 with warnings.catch_warnings(record=True) as caught:
