@@ -399,9 +399,9 @@ with checks.because("[mc:compile.quiz-type] The answer is a number."):
 _x = torch.tensor([-1.0, 4.0], requires_grad=True)
 torch.where(_x > 0, torch.sqrt(_x), 0.0).sum().backward()
 checks.expect_true(math.isnan(answer_where_grad) and math.isnan(_x.grad[0].item()),
-                   "[mc:compile.where-masks-gradient] The backward pass differentiates both "
-                   "branches at every element and multiplies the unpicked one's gradient by 0; "
-                   "d sqrt(x)/dx at x = -1 is NaN, and 0 × NaN is NaN.")
+                   "[mc:compile.where-masks-gradient] The backward pass runs through both "
+                   "branches at every element: where sends 0 to the unpicked one, and sqrt's "
+                   "backward divides it by 2·sqrt(-1), which is NaN.")
 ### END HIDDEN TESTS
 
 # %% wrong 06_compile-quiz-where
@@ -432,8 +432,9 @@ print("gradient with the input masked too:", x.grad.tolist())
 
 # %% [markdown]
 # Compare the first line with your answer. The forward pass throws the unpicked values
-# away, but the backward pass runs through both branches at every element and multiplies
-# the unpicked branch's gradient by 0, and 0 × NaN (or 0 × inf) is NaN. The safe form
+# away, but the backward pass runs through both branches at every element: `where` sends
+# a gradient of 0 to the branch it did not pick, and `sqrt`'s backward divides that 0 by
+# 2·sqrt(x), which is NaN at x = −1 (and 0 at x = 0: 0 / 0 is NaN as well). The safe form
 # masks the *input* of the unsafe branch too, so that branch computes something harmless
 # (`sqrt(1.0)`) where its result is thrown away.
 #
@@ -552,7 +553,8 @@ with checks.explain_errors({"": "[mc:compile.item-avoids-break] clip_norm_nobrea
 # remembered about earlier calls, so that a count starts from zero. `dynamic=False` asks
 # Dynamo to treat every shape as a constant: a new shape fails a guard and recompiles.
 #
-# **Quick quiz.** Predict `counter.count` after these six calls. Put a whole number in
+# **Quick quiz.** Predict `counter.count` after these six calls: how many graphs the
+# backend has been handed, the first compile included. Put a whole number in
 # `answer_recompiles`. (The cell after the quiz runs them.)
 #
 # ```python
@@ -604,8 +606,8 @@ checks.expect_true(answer_recompiles == _counter.count,
        "calls that fail a guard compile.",
     5: "[mc:compile.values-guarded] Guards check a tensor's shape, dtype and device, not its "
        "values: ones and zeros of the same shape share a graph.",
-    3: "[mc:compile.dtype-unguarded] A float64 tensor needs different code from a float32 "
-       "one, so the dtype is guarded as well as the shape.",
+    3: "[mc:compile.dtype-unguarded] Count every graph, the first one included; and a "
+       "float64 tensor needs different code from a float32 one, so the dtype is guarded too.",
     2: "[mc:compile.shape-unguarded] With dynamic=False every new shape fails a guard, and "
        "so does the string mode the code branched on.",
     1: "[mc:compile.shape-unguarded] A graph is valid only while its guards hold: a new "
@@ -661,9 +663,11 @@ for setting in (False, None, True):
     print(f"dynamic={setting}: {counter.count} graph{'s' * (counter.count != 1)} for five lengths")
 
 # %% [markdown]
-# In a server or a training loop, an unexpected recompilation costs seconds every time
-# it happens. `torch.compiler.set_stance("fail_on_recompile")` turns it into an error
-# that names the failed guard, so a test can catch it:
+# In a server or a training loop, an unexpected recompilation costs a fresh compile (§7
+# times one) every time it happens, and once a function has
+# `torch._dynamo.config.recompile_limit` graphs (printed below) Dynamo stops compiling it
+# and runs it eagerly, with a warning. `torch.compiler.set_stance("fail_on_recompile")`
+# turns a recompilation into an error that names the failed guard, so a test can catch it:
 
 # %%
 torch.compiler.reset()
@@ -673,6 +677,7 @@ with torch.compiler.set_stance("fail_on_recompile"):
     compiled_poly(torch.ones(100))         # symbolic length: no recompilation
     with checks.expect_error(RuntimeError):
         compiled_poly(torch.ones(100, dtype=torch.float64))   # a new dtype must recompile
+print("graphs per function before Dynamo falls back to eager:", torch._dynamo.config.recompile_limit)
 
 # %% [markdown]
 # ### Exercise 2: pad to a few lengths (2 points)
@@ -1034,8 +1039,9 @@ helpers.bench.picture(helpers.bench.draw_speedup_vs_size(sweep))
 # guards, the wrapper Dynamo puts around the kernel), and the first row says which side
 # won in this run. As the size grows, moving bytes takes over: eager makes eight passes
 # over memory and allocates seven intermediate tensors, the fused kernel makes one pass,
-# and the ratio grows. (These sizes fit in the CPU's caches, which are faster than the
-# main memory §1 measured: the times can be shorter than §1's bandwidth predicts.)
+# and the ratio grows. (Tensors of at most 1 MiB can stay in a CPU's caches, which are
+# faster than the main memory §1 measured: the times can be shorter than §1's bandwidth
+# predicts.)
 #
 # The **speedup explorer** measures again whenever a control changes; the line under its
 # controls says what the first compiled call at that setting compiled. Try:
@@ -1371,8 +1377,8 @@ print(f"{step_flops:,} FLOPs in one step: {compute_floor * 1e6:.0f} µs at {here
 # and the loop mistakes of notebook 04 (gradients accumulating, no optimizer step).*
 #
 # A DataLoader without `drop_last` (notebook 05) ends every epoch with a shorter batch.
-# Where shapes must stay static (`dynamic=False`, as CUDA graphs need), that batch fails a
-# shape guard and compiles a second forward and backward graph. Padding it to the full
+# Where shapes are static (`dynamic=False`; CUDA graphs also record one graph per shape),
+# that batch fails a shape guard and compiles a second forward and backward graph. Padding it to the full
 # size keeps one pair of graphs, but padded rows are not data: they must change neither
 # the loss nor the gradients.
 #
@@ -1621,7 +1627,7 @@ helpers.bench.picture(helpers.roofline.draw_roofline(points, here.flops, here.by
 # %% [markdown]
 # The fused chain sits eight times further right than the eager one: the same FLOPs, an
 # eighth of the bytes. (The byte counts assume every pass goes to main memory; 65,536
-# floats fit in the CPU's caches, so a point may sit above the sloped line.)
+# floats, 256 KiB, can stay in a CPU's caches, so a point may sit above the sloped line.)
 #
 # The **roofline explorer** puts an operation of your choice on two roofs: this machine's
 # (measured, black) and a GPU's from its vendor's datasheet (dashed; the figures and their
