@@ -219,3 +219,20 @@ def test_the_course_config_acts_on_the_workers_and_the_main_process_never_saniti
     assert "did you add one?" in on_cluster["wrong"] and "the vetting step broke" in on_cluster["tripped"]
     local = {p.parent.parent.name: p.read_text() for p in feedback(course, workers=2)}
     assert local == on_cluster
+
+
+def test_a_compiled_assignment_finds_the_warmed_cache_on_the_workers(cluster, tmp_path):
+    """The warmed torch.compile cache crosses to each worker once per batch, as a future that
+    Dask must resolve there: a submission graded on the cluster hits it (torch's own counter),
+    as a local batch's does. It arrived unresolved once (a future inside the submission's
+    dataclass), and every such submission was 'crashed' with a harness error."""
+    from test_compile_cache import COMPILED, HONEST
+
+    course = tmp_path / "course"
+    _, released = gc.release(course, {"cc": gc.build("cc", COMPILED)})["cc"]
+    gc.submit(course, "honest", "cc", gc.answers(released, **{"cc-f": HONEST}))
+    records = autograde(course, scheduler=cluster.scheduler_address, sandbox=_sandbox(), progress=False)
+    assert [(r.status, r.score) for r in records] == [("ok", 1)], [(r.status, r.reason) for r in records]
+    graded = nbformat.read(str(course / "autograded" / "honest" / "cc" / "cc.ipynb"), as_version=4)
+    test = next(c for c in graded.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "cc-f-test")
+    assert "fx graph cache hits: 1" in "".join(o.get("text", "") for o in test.outputs), test.outputs

@@ -125,11 +125,11 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
         cache = warming.cache(job.assignment, lambda: absorb(pool.ready(running, block=False)))
         submission = Submission(job.student, data, graders_state=handouts.graders_state(job))
         if pool.local:
-            submission.folder, submission.cache = str(path.parent), str(cache) if cache else None
+            submission.folder, warmed = str(path.parent), str(cache) if cache else None
         else:
             submission.files = {n: b for n, b in read_files(path.parent).items() if n != path.name}
-            submission.cache = handouts.cache(cache)
-        future = pool.submit(pipeline.grade, submission, handouts.get(job.assignment),
+            warmed = handouts.cache(cache)
+        future = pool.submit(pipeline.grade, submission, handouts.get(job.assignment), warmed,
                              key=f"autograde-{job.key}-{os.urandom(6).hex()}")
         running[future] = (job, time.monotonic(), hashlib.sha256(data).hexdigest())
 

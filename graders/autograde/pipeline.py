@@ -57,7 +57,6 @@ class Submission:
     folder: str | None = None              # the submitted folder, where the worker can read it
     files: dict[str, bytes] | None = None  # else its other files, as read by the main process
     graders_state: recorded.SubmissionState | None = None  # grades given by hand so far
-    cache: str | dict | None = None        # the warmed compile cache: a path, or its files
 
 
 @dataclass
@@ -70,8 +69,13 @@ class Graded:
     timing: dict = field(default_factory=dict)  # {phase: [wall s, CPU s]}
 
 
-def grade(submission: Submission, assignment: Assignment) -> Graded:
-    """The whole pipeline for one submission; never raises for anything the submission does."""
+def grade(submission: Submission, assignment: Assignment, cache: str | dict | None = None) -> Graded:
+    """The whole pipeline for one submission; never raises for anything the submission does.
+
+    ``cache`` is the assignment's warmed compile cache, a path or its files. It is an argument
+    of its own, not a field of the submission: on a cluster it arrives as a future shared once
+    per batch, and Dask replaces a future passed as an argument (or in a list or dict), never
+    one inside a dataclass."""
     started, clock = time.monotonic(), _Clock()
     try:
         nb = nbformat.reads(submission.notebook.decode("utf-8"), as_version=4)
@@ -92,7 +96,7 @@ def grade(submission: Submission, assignment: Assignment) -> Graded:
         timing = {"worker: sanitize (nbgrader)": clock.lap()}
         run_nb, check = integrity.instrument(nb)
         outcome = worker.execute_in(course.folder("autograded_directory"), run_nb, assignment.limits,
-                                    assignment.sandbox, check.prologue, submission.cache)
+                                    assignment.sandbox, check.prologue, cache)
         outcome = integrity.conclude(outcome, check)
         clock.lap()
         if outcome.findings:
