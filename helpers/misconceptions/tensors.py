@@ -3,17 +3,20 @@
 from helpers.misconceptions.core import Misconception
 
 ENTRIES: dict[str, Misconception] = {
-    "accuracy.argmax-dim": Misconception(
-        "a row's prediction is the argmax over dim 0",
-        ("01_tensors-accuracy",)),
-    "accuracy.count-not-fraction": Misconception(
-        "accuracy is the number of matches rather than their fraction",
-        ("01_tensors-accuracy",)),
-    "accuracy.definition": Misconception(
-        "accuracy is something other than the fraction of rows whose argmax is the label",
+    "accuracy.absent-class": Misconception(
+        "a class that no row carries has accuracy 0 (0 rows out of 0 is no accuracy: nan)",
         ("01_tensors-accuracy",)),
     "accuracy.float": Misconception(
-        "a 0-d tensor is as good as a Python float for a metric",
+        "a fraction can be computed with integer division or returned as an integer tensor",
+        ("01_tensors-accuracy",)),
+    "accuracy.group-by-prediction": Misconception(
+        "a per-class accuracy groups the rows by their predicted class",
+        ("01_tensors-accuracy",)),
+    "accuracy.per-class": Misconception(
+        "a per-class accuracy is computed some other way than the hit fraction among the rows of each label",
+        ("01_tensors-accuracy",)),
+    "accuracy.per-class-denominator": Misconception(
+        "a per-class accuracy divides by all N rows",
         ("01_tensors-accuracy",)),
     "broadcast.align-left": Misconception(
         "shapes are compared from the left, not aligned on the right",
@@ -27,9 +30,6 @@ ENTRIES: dict[str, Misconception] = {
     "broadcast.drop-leading": Misconception(
         "a missing leading axis drops out of the result",
         ("01_tensors-quiz-broadcast", "01_tensors-broadcast")),
-    "broadcast.labels-both-shapes": Misconception(
-        "labels always come as (N, 1), so squeeze(1) is safe",
-        ("01_tensors-accuracy",)),
     "broadcast.mismatch-allowed": Misconception(
         "two different sizes, neither 1, still broadcast somehow",
         ("01_tensors-broadcast",)),
@@ -39,9 +39,6 @@ ENTRIES: dict[str, Misconception] = {
     "broadcast.one-is-mismatch": Misconception(
         "a size-1 axis against a larger size is a mismatch",
         ("01_tensors-quiz-failing-axis",)),
-    "broadcast.outer-product": Misconception(
-        "a (N,) compared with or subtracted from an (N, 1) gives one result per row (it gives an (N, N) table)",
-        ("01_tensors-accuracy",)),
     "broadcast.pairwise-shape": Misconception(
         "an all-pairs result need not have one entry per pair (N, M)",
         ("01_tensors-pairwise",)),
@@ -57,6 +54,12 @@ ENTRIES: dict[str, Misconception] = {
     "broadcast.take-min": Misconception(
         "a size-1 axis shrinks the other size instead of being stretched",
         ("01_tensors-broadcast",)),
+    "broadcast.vector-on-last-axis": Misconception(
+        "an (N,) tensor lines up with the rows of an (N, C) tensor (it lines up with the last axis)",
+        ("01_tensors-accuracy",)),
+    "broadcast.vectors-pair-up": Misconception(
+        "two 1-D tensors compared with == make an (N, C) table (they pair up element by element)",
+        ("01_tensors-accuracy",)),
     "dtype.bfloat16-step": Misconception(
         "bfloat16 stores whole numbers near 1000 exactly (its steps there are 4 apart)",
         ("01_tensors-quiz-dtype",)),
@@ -72,8 +75,20 @@ ENTRIES: dict[str, Misconception] = {
     "dtype.saturate": Misconception(
         "a value beyond a format's range is clamped to its largest finite value",
         ("01_tensors-quiz-dtype",)),
+    "inplace.alias-not-copy": Misconception(
+        "a second name for a tensor (before = t) keeps its old values",
+        ("01_tensors-relu",)),
+    "inplace.detect": Misconception(
+        "a write into an argument is found some other way than comparing a copy before and after the call",
+        ("01_tensors-relu",)),
     "inplace.edits-caller": Misconception(
         "x[mask] = 0 or a trailing-underscore method inside a function leaves the caller's tensor alone",
+        ("01_tensors-relu",)),
+    "inplace.output-not-input": Misconception(
+        "what a function returns tells what it did to its argument",
+        ("01_tensors-relu",)),
+    "inplace.view-is-write": Misconception(
+        "returning a view of the argument (shared memory) is a write into it",
         ("01_tensors-relu",)),
     "numpy.bridge": Misconception(
         ".numpy() works on any tensor as it is",
@@ -120,15 +135,6 @@ ENTRIES: dict[str, Misconception] = {
     "reduce.wrong-dim": Misconception(
         "a reduction over the points gives per-pair distances",
         ("01_tensors-pairwise",)),
-    "relu.abs": Misconception(
-        "ReLU is the absolute value",
-        ("01_tensors-relu",)),
-    "relu.clamp-direction": Misconception(
-        "clamp(max=0) is ReLU",
-        ("01_tensors-relu",)),
-    "relu.definition": Misconception(
-        "ReLU is something other than max(x, 0) elementwise",
-        ("01_tensors-relu",)),
     "shapes.flatten": Misconception(
         "flattening an image batch can merge the batch dim or reorder memory",
         ("01_tensors-shapes",)),
@@ -146,7 +152,7 @@ ENTRIES: dict[str, Misconception] = {
         ("01_tensors-quiz-offset",)),
     "strides.assume-contiguous": Misconception(
         "every tensor has contiguous strides",
-        ("01_tensors-offset", "01_tensors-quiz-offset")),
+        ("01_tensors-quiz-offset",)),
     "strides.column-major": Misconception(
         "the first dimension moves by one cell (column-major)",
         ("01_tensors-strides",)),
@@ -167,9 +173,9 @@ ENTRIES: dict[str, Misconception] = {
         ("01_tensors-quiz-contiguous",)),
     "strides.offset-formula": Misconception(
         "the storage position is computed some other way than offset + sum of index times stride",
-        ("01_tensors-quiz-offset", "01_tensors-offset")),
+        ("01_tensors-quiz-offset",)),
     "strides.offset-ignored": Misconception(
-        "a view always starts at storage cell 0",
+        "a slice's elements start at storage cell 0",
         ("01_tensors-offset",)),
     "strides.quiz-type": Misconception(
         "a position or contiguity quiz can be answered with another type",
@@ -177,11 +183,14 @@ ENTRIES: dict[str, Misconception] = {
     "strides.row-major-rule": Misconception(
         "row-major strides follow some rule other than the product of the later sizes",
         ("01_tensors-strides",)),
+    "strides.rows-cannot-overlap": Misconception(
+        "the rows of a tensor cannot share storage cells (sliding windows must be disjoint chunks)",
+        ("01_tensors-offset",)),
     "strides.slice-is-contiguous": Misconception(
         "a column slice of a contiguous tensor is contiguous",
         ("01_tensors-quiz-contiguous",)),
-    "strides.value-not-position": Misconception(
-        "an element's value is its storage position",
+    "strides.step-one": Misconception(
+        "a 1-D tensor always steps one storage cell per element",
         ("01_tensors-offset",)),
     "strides.step-slice": Misconception(
         "a slice with a step keeps a tensor contiguous",
@@ -192,20 +201,23 @@ ENTRIES: dict[str, Misconception] = {
     "strides.transpose-sticks": Misconception(
         "a tensor transposed twice stays non-contiguous",
         ("01_tensors-quiz-contiguous",)),
+    "strides.windows-recipe": Misconception(
+        "sliding windows need some recipe other than both strides = x.stride(0) from x.storage_offset()",
+        ("01_tensors-offset",)),
     "views.cells": Misconception(
         "sharing memory is decided by something other than one storage and a common cell",
         ("01_tensors-cells",)),
+    "views.copy-not-view": Misconception(
+        "a result with the right values is as good as a view (it copies: writes no longer reach it)",
+        ("01_tensors-offset", "01_tensors-permute-view",)),
     "views.data-ptr": Misconception(
         "two views share memory only when their data_ptr() is equal",
         ("01_tensors-cells",)),
-    "views.flatten-shape": Misconception(
-        "flattening can keep two dims",
-        ("01_tensors-permute-view",)),
     "views.range-overlap": Misconception(
         "two views whose ranges of cells overlap share a cell",
         ("01_tensors-cells",)),
     "views.reshape-not-transpose": Misconception(
-        "reshape(-1) of a matrix reads it column by column",
+        "a reshape can reorder elements (it keeps the memory order): splitting (H, W) into (H/p, W/p, p, p) cuts tiles",
         ("01_tensors-permute-view",)),
     "views.same-storage-same-cells": Misconception(
         "two views of one storage always share cells",
@@ -213,7 +225,16 @@ ENTRIES: dict[str, Misconception] = {
     "views.storage-identity": Misconception(
         "equal values at equal positions are shared memory, whatever the storage",
         ("01_tensors-cells",)),
-    "views.view-needs-contiguous": Misconception(
-        ".view can flatten a transposed (non-contiguous) tensor",
+    "views.tile-transposed": Misconception(
+        "moving the within-tile axes in any order gives the tiles",
         ("01_tensors-permute-view",)),
+    "views.tiles": Misconception(
+        "tiles are cut some other way than splitting each axis and moving the tile numbers first",
+        ("01_tensors-permute-view",)),
+    "views.tiles-shape": Misconception(
+        "a tensor of tiles need not have shape (H/p, W/p, p, p)",
+        ("01_tensors-permute-view",)),
+    "windows.count": Misconception(
+        "a length-n tensor has n − k windows of k (it has n − k + 1)",
+        ("01_tensors-offset",)),
 }

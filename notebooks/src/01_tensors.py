@@ -62,8 +62,8 @@ print(torch.zeros_like(a), torch.full_like(a, 7).dtype)
 # array keeps float64. Mixed with float32 tensors, an elementwise operation silently
 # promotes the result to float64 (twice the memory, slower), while a matrix product refuses
 # the mix (section 9). Integers default to int64. Indexing accepts int64 or int32 index
-# tensors (so does `gather`, section 7), but `cross_entropy` wants its class targets as
-# int64 (it rejects int32).
+# tensors (so does `gather` from torch 2.8 on, section 7), but `cross_entropy` wants its
+# class targets as int64 (it rejects int32).
 
 # %%
 from_np = torch.from_numpy(np.array([1.0, 2.0]))
@@ -98,7 +98,11 @@ print("as float in [0, 1]:", scaled, scaled.dtype)
 #   twice that, and it doubles again at every power of two.
 # - The **exponent bits** set the range. With e exponent bits the largest power of two a
 #   normal number can have is 2^(2^(e−1) − 1); the largest finite value lies just below
-#   twice that. A conversion beyond it gives `inf`.
+#   twice that.
+#
+# A conversion rounds to the **nearest** number the format holds. A value a little past the
+# largest finite one still rounds down to it; from half a step past it on, the result is
+# `inf` (the cell after the quiz shows where that happens for float16).
 #
 # float16 has 5 exponent bits and 10 fraction bits. bfloat16 keeps float32's 8 exponent
 # bits and only 7 fraction bits.
@@ -144,14 +148,16 @@ checks.expect_true(float(quiz_dtype[1]) == _fp16,
                    "under 2¹⁶ = 65536 (70000 overflows), and bfloat16's 7 fraction bits space its "
                    "numbers 4 apart between 512 and 1024.",
     (1000, 65504): "[mc:dtype.saturate] A conversion does not stop at the largest finite value: "
-                   "a number beyond float16's range becomes inf.",
+                   "70000 is far more than half a step past float16's largest, so it becomes inf.",
     (1e999, 1000): "[mc:dtype.quiz-format] The order is (1001 as bfloat16, 70000 as float16).",
 }
 
 # %% [markdown]
 # The cell prints each format's bit budget, its largest value and its `eps` (the step just
 # above 1), then makes both conversions in both formats. Compare the two numbers with your
-# prediction, and notice that each format fails where the other succeeds.
+# prediction, and notice that each format fails where the other succeeds. The last line
+# converts the two whole numbers on either side of float16's limit: up to 65519 rounds down
+# to the largest finite value 65504, and 65520 (half of the step of 32 past it) becomes inf.
 
 # %%
 for dtype in (torch.float32, torch.float16, torch.bfloat16):
@@ -163,6 +169,8 @@ for dtype in (torch.float32, torch.float16, torch.bfloat16):
 for value in (1001.0, 70000.0):
     t = torch.tensor(value)
     print(f"{value:g} as bfloat16: {t.to(torch.bfloat16).item():g}   as float16: {t.to(torch.float16).item():g}")
+edge = torch.finfo(torch.float16).max + 2.0 ** (15 - 10) / 2    # half of float16's step of 32 past its max
+print("float16:", torch.tensor([edge - 1, edge]).to(torch.float16).tolist(), "for", [edge - 1, edge])
 
 # %% [markdown]
 # ## 2. Storage and strides
@@ -242,7 +250,7 @@ checks.expect_true(quiz_offset == torch.arange(20).view(4, 5).t()[1, 2].item(),
 # 2. Set shape `2, 3` again and predict: can the transpose be viewed as shape `6`? Set
 #    **then** to `view` with `6` and read why not. Now try `3, 2, 1`: it works (the note
 #    under the controls says which index is drawn). Explain why strides exist for
-#    (3, 2, 1) but not for (6,). You will need this in Exercise 4.
+#    (3, 2, 1) but not for (6,).
 # 3. Predict the strides of `torch.zeros(1, 3).expand(4, 3)`, then set shape `1, 3`, op
 #    `expand` with `4, 3` and **then** `none`: notice the stride 0 and the ×4 above each storage
 #    cell. Explain why writing into one element of this tensor would change four (section
@@ -314,51 +322,74 @@ for _shape in [(1,), (3, 1), (2, 3, 4, 5), (5, 1, 1, 2), (6, 7, 8), (), _huge, (
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 2: where does an element live? (2 points)
+# ### Exercise 2: sliding windows without a copy (2 points)
 #
-# Write `storage_position(t, index)` returning the storage position (an int) of `t[index]`
-# for *any* tensor `t`, contiguous or not, using `t.stride()` and `t.storage_offset()`.
-# *Misconception*: a slice starts somewhere inside its storage, not at cell 0, and a
-# transpose's strides are not the contiguous ones.
+# Write `windows(x, k)` for a 1-D tensor `x` of length n ≥ k: return the tensor of shape
+# (n − k + 1, k) whose row i is `x[i:i + k]`, as a **view** of `x` (no copy: a write into `x`
+# shows in every window that holds that element). Build it with `torch.as_strided` from
+# section 2, choosing the size, strides and offset yourself. `x` may itself be a slice of a
+# bigger tensor (`base[3:]`, `base[::2]`, a column of a matrix).
+# *Misconception*: the rows of a tensor cannot share cells (its strides can make them
+# overlap, as `expand`'s stride 0 does), and a slice neither starts at cell 0 nor always
+# steps by one cell.
 
 # %% solution 01_tensors-offset
-def storage_position(t, index):
+def windows(x, k):
     ### BEGIN SOLUTION
-    return t.storage_offset() + sum(i * s for i, s in zip(index, t.stride()))
+    step = x.stride(0)
+    return torch.as_strided(x, (x.shape[0] - k + 1, k), (step, step), x.storage_offset())
     ### END SOLUTION
 
 # %% test 01_tensors-offset-test points=2
-_base = torch.arange(24).view(4, 6) * 10     # value == 10 × storage position
-_t = _base[1:, 2:].t()
-_index = (2, 1)
-_want = _t[_index].item() // 10
-_hint = ("[mc:strides.offset-formula] The position is t.storage_offset() plus, for every "
-         "dim k, index[k] * t.stride(k).")
-with checks.explain_errors({"": _hint}, "storage_position(t, (2, 1))"):
-    _got = storage_position(_t, _index)
-checks.reject(_got, {
-    _t[_index].item():
-        "[mc:strides.value-not-position] This is the element's VALUE, t[index]: the storage "
-        "position is where that value sits in memory, whatever the tensor holds.",
-    _want - _t.storage_offset():
-        "[mc:strides.offset-ignored] You left out t.storage_offset(): a slice starts partway "
-        "into its storage.",
-    _t.storage_offset() + torch.arange(_t.numel()).view(_t.shape)[_index].item():
-        "[mc:strides.assume-contiguous] You used the strides of a contiguous tensor: use "
-        "t.stride(), which a transpose or a slice changes."}, "storage_position(t, (2, 1))")
-checks.expect_true(_got == _want, f"storage_position(t, (2, 1)) = {_got!r} is not right. {_hint}")
+_hint = ("[mc:strides.windows-recipe] Row i of the result is x[i:i + k]: work out how many "
+         "storage cells one step along each of its two dims moves, and where element (0, 0) sits.")
+_base = torch.arange(40.0)                   # value == storage position
+
+
+def _slide(seq, k, rows):
+    """rows windows of k consecutive elements of seq, row i starting at element i."""
+    return torch.stack([seq[i:i + k] for i in range(rows)])
+
+
+for _x, _k, _name in [(_base[3:9], 3, "windows(base[3:9], 3)"),
+                      (_base[1:21:2], 2, "windows(base[1:21:2], 2)")]:
+    _rows, _o, _s = len(_x) - _k + 1, _x.storage_offset(), _x.stride(0)
+    with checks.explain_errors({"": _hint}, _name):
+        _got = windows(_x, _k)
+    with checks.because(_hint):
+        checks.expect_type(_got, torch.Tensor, _name)
+    with checks.because("[mc:windows.count] n − k + 1 windows of k: the last one starts at "
+                        "element n − k."):
+        checks.expect_shape(_got, (_rows, _k), _name)
+    _want = _slide(_x, _k, _rows)
+    checks.reject(_got, {wrong: why for wrong, why in {
+        _base[_o::_s][:_rows * _k].view(_rows, _k):
+            "[mc:strides.rows-cannot-overlap] These windows do not overlap: row i starts ONE "
+            "element of x after row i − 1, so consecutive rows share cells.",
+        _slide(_base[::_s], _k, _rows):
+            "[mc:strides.offset-ignored] You started at storage cell 0: x is a slice, and its "
+            "first element sits at x.storage_offset().",
+        _slide(_base[_o:], _k, _rows):
+            "[mc:strides.step-one] x steps x.stride(0) cells from one element to the next, "
+            "not always 1."}.items() if not torch.equal(wrong, _want)}, _name)  # x[3:9] steps 1
+    checks.expect_true(torch.equal(_got, _want), f"{_name} is not right. {_hint}")
+    checks.expect_true(_got.untyped_storage().data_ptr() == _x.untyped_storage().data_ptr(),
+                       f"{_name} is a copy. [mc:views.copy-not-view] Build the windows over x's "
+                       "own storage (torch.as_strided), without stack, clone or contiguous().")
 ### BEGIN HIDDEN TESTS
-_g = torch.Generator().manual_seed(11)
-_store = torch.randn(5, 6, 7, generator=_g)          # values that say nothing of positions
-_numbers = torch.arange(5 * 6 * 7).view(5, 6, 7)     # the same views of it give the positions
-for _make in [lambda t: t, lambda t: t.permute(2, 0, 1), lambda t: t[1:, ::2, 3:],
-              lambda t: t[2].t(), lambda t: t[..., 1:].transpose(0, 2)]:
-    _view, _positions = _make(_store), _make(_numbers)
-    for _ in range(5):
-        _idx = tuple(int(torch.randint(n, (1,), generator=_g)) for n in _view.shape)
-        checks.expect_true(storage_position(_view, _idx) == _positions[_idx].item(),
-                           f"storage_position is wrong for a view with strides {_view.stride()}, "
-                           f"offset {_view.storage_offset()}, index {_idx}. {_hint}")
+_m = torch.arange(24.0).view(4, 6)
+for _x, _k, _name in [(torch.arange(10.0), 4, "a whole arange"), (torch.arange(30.0)[5:20:3], 2, "a stepped slice"),
+                      (_m[:, 2], 2, "a column of a (4, 6) matrix"), (_m[1], 1, "k = 1"),
+                      (torch.arange(7.0)[2:], 5, "k = n: one window"), (_m.t()[3, 1:], 3, "a row of a transpose")]:
+    _want = torch.stack([_x[i:i + _k] for i in range(len(_x) - _k + 1)])
+    with checks.explain_errors({"": _hint}, f"windows on {_name}"):
+        _got = windows(_x, _k)
+    checks.expect_true(isinstance(_got, torch.Tensor) and _got.shape == _want.shape
+                       and torch.equal(_got, _want), f"windows is wrong on {_name}, k = {_k}. {_hint}")
+    _x[-1] = -1.0                                    # a write into x shows in the view
+    checks.expect_true(_got[-1, -1].item() == -1.0,
+                       f"windows on {_name} did not see a write into x. [mc:views.copy-not-view] "
+                       "The windows must be a view of x's storage, not a copy.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -432,6 +463,10 @@ print(col[:, None].squeeze(1).shape, torch.zeros(2, 3, 4).view(-1).shape,
       torch.zeros(2, 3, 4).reshape(2, -1).shape)
 
 # %% [markdown]
+# `is_contiguous()` asks one question: read in row-major order (last index fastest), do the
+# elements sit in storage cells one after another, each one cell past the previous? (A dim
+# of size 1 is never stepped along, so its stride plays no part.)
+#
 # **Quick quiz (predict, then run the cell after the test).** With `z = torch.zeros(3, 4)`,
 # which of `z[1:]`, `z[:, :2]`, `z.t().t()` and `z[::2]` are contiguous? Set
 # `quiz_contiguous` to a tuple of four booleans, in that order.
@@ -467,7 +502,7 @@ for _name, _t, _said, _why in [
     (True, True, True, True): "[mc:strides.slice-is-contiguous] A slice keeps its base's strides: "
                               "z[:, :2] still steps 4 cells between rows that are now 2 long, and "
                               "z[::2] steps 8. Contiguous means the strides of a fresh tensor of "
-                              "the same shape.",
+                              "the same shape (dims of size 1 aside).",
     (True, True, True, False): "[mc:strides.slice-is-contiguous] z[:, :2] keeps the stride 4 "
                                "between rows that are now 2 long: it skips two cells after "
                                "every row.",
@@ -485,13 +520,18 @@ for _name, _t, _said, _why in [
 
 # %% [markdown]
 # Each tensor's strides, offset and `is_contiguous()`, beside the strides a fresh tensor of
-# the same shape would have: compare the last column with your four answers.
+# the same shape would have: compare the last column with your four answers. The last line
+# is a tensor whose strides differ from a fresh one's only on a dim of size 1, which is
+# never stepped along: it is contiguous.
 
 # %%
 z = torch.zeros(3, 4)
 for name, t in [("z[1:]", z[1:]), ("z[:, :2]", z[:, :2]), ("z.t().t()", z.t().t()), ("z[::2]", z[::2])]:
     print(f"{name:10} shape {tuple(t.shape)}  strides {t.stride()}  fresh {torch.empty(t.shape).stride()}  "
           f"offset {t.storage_offset()}  contiguous {t.is_contiguous()}")
+corner = z[:1, :2]
+print(f"z[:1, :2]  shape {tuple(corner.shape)}  strides {corner.stride()}  fresh "
+      f"{torch.empty(corner.shape).stride()}  contiguous {corner.is_contiguous()}")
 
 # %% [markdown]
 # ### Exercise 3: can a write through one tensor change another? (2 points)
@@ -519,7 +559,7 @@ def shares_cells(a, b):
 # %% test 01_tensors-cells-test points=2
 _x = torch.zeros(6)                 # equal values everywhere: only positions tell cells apart
 _hint = ("[mc:views.cells] Two tensors share a cell when they use one storage AND at least "
-         "one storage position is used by both (Exercise 2 finds an element's position).")
+         "one storage position is used by both (section 2's formula gives an element's position).")
 _cases = [
     ((_x[:3], _x[2:]), True, "shares_cells(x[:3], x[2:])",
      "[mc:views.data-ptr] x[:3] and x[2:] both use cell 2, though their first elements "
@@ -560,47 +600,61 @@ for (_a, _b), _want, _name in [
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 4: fix permute-then-view (2 points)
+# ### Exercise 4: image tiles as a view (2 points)
 #
-# This function should return the entries of a 2-D tensor **column by column** as a 1-D
-# tensor (for `[[0, 1, 2], [3, 4, 5]]`: 0, 3, 1, 4, 2, 5), and it fails:
-#
-# ```python
-# def columns_flat(m):
-#     return m.t().view(-1)
-# ```
-#
-# Run it on the cell below to see the error, then write a version that works.
-# *Misconception*: `.view` needs a layout one stride per dim can walk, and a reshape of
-# the untransposed tensor keeps the row order.
-
-# %%
-with checks.expect_error(RuntimeError):
-    torch.arange(6).view(2, 3).t().view(-1)
+# Vision models often cut an image into square tiles. Write `tiles(img, p)` for a
+# contiguous 2-D tensor `img` of shape (H, W), both multiples of `p`: return the tensor of
+# shape (H/p, W/p, p, p) whose entry `[i, j]` is the tile
+# `img[i*p:(i+1)*p, j*p:(j+1)*p]`, as a **view** of `img` (no copy), using the operations of
+# this section.
+# *Misconception*: a reshape keeps the memory order, so splitting (H, W) straight into
+# (H/p, W/p, p, p) does not cut tiles; the axes must be split and then reordered.
 
 # %% solution 01_tensors-permute-view
-def columns_flat(m):
+def tiles(img, p):
     ### BEGIN SOLUTION
-    return m.t().reshape(-1)
+    height, width = img.shape
+    return img.view(height // p, p, width // p, p).permute(0, 2, 1, 3)
     ### END SOLUTION
 
 # %% test 01_tensors-permute-view-test points=2
-_m = torch.arange(12).view(3, 4)
-_hint = ("[mc:views.view-needs-contiguous] m.t() is not contiguous, so .view cannot flatten "
-         "it: use .reshape(-1) (it copies when it must) or .contiguous().view(-1).")
-with checks.explain_errors({"view size is not compatible": _hint, "": _hint}, "columns_flat(m)"):
-    _got = columns_flat(_m)
-with checks.because("[mc:views.flatten-shape] The result is 1-D: one entry per element of m."):
-    checks.expect_shape(_got, (12,), "columns_flat(m)")
-checks.reject(_got, {_m.reshape(-1): "[mc:views.reshape-not-transpose] This is m row by row: a "
-                     "reshape keeps the memory order. Transpose first, then flatten."},
-              "columns_flat(m)")
+_img = torch.arange(24).view(4, 6)          # 2×3 tiles of 2×2
+_want = torch.stack([torch.stack([_img[i * 2:i * 2 + 2, j * 2:j * 2 + 2] for j in range(3)])
+                     for i in range(2)])
+_hint = ("[mc:views.tiles] Split each axis into (number of tiles, p), then move the two "
+         "tile-number axes in front of the two within-tile axes.")
+with checks.explain_errors({"": _hint}, "tiles(img, 2) for a (4, 6) img"):
+    _got = tiles(_img, 2)
+with checks.because(_hint):
+    checks.expect_type(_got, torch.Tensor, "tiles(img, 2)")
+with checks.because("[mc:views.tiles-shape] One p×p tile per (tile row, tile column): the "
+                    "shape is (H/p, W/p, p, p) = (2, 3, 2, 2)."):
+    checks.expect_shape(_got, (2, 3, 2, 2), "tiles(img, 2)")
+checks.reject(_got, {
+    _img.reshape(2, 3, 2, 2):
+        "[mc:views.reshape-not-transpose] This regroups img in memory order: 'tile' [0, 0] "
+        "holds the first 4 values of row 0. Split the axes, then reorder them.",
+    _want.transpose(2, 3):
+        "[mc:views.tile-transposed] Each tile is transposed: keep the within-tile row axis "
+        "before the within-tile column axis."}, "tiles(img, 2)")
+checks.expect_true(torch.equal(_got, _want), f"tiles(img, 2) is not right. {_hint}")
+checks.expect_true(_got.untyped_storage().data_ptr() == _img.untyped_storage().data_ptr(),
+                   "tiles(img, 2) is a copy. [mc:views.copy-not-view] view and permute move no "
+                   "data: leave out contiguous(), clone() and stack.")
 ### BEGIN HIDDEN TESTS
-for _m in [torch.arange(6).view(2, 3), torch.randn(4, 1), torch.randn(1, 5), torch.randn(6, 8)[:, ::2]]:
-    _want = torch.stack([_m[i, j] for j in range(_m.shape[1]) for i in range(_m.shape[0])])
-    checks.expect_true(torch.equal(columns_flat(_m), _want),
-                       f"columns_flat is wrong for a {tuple(_m.shape)} tensor: read column 0 top "
-                       "to bottom, then column 1, ... [mc:views.reshape-not-transpose]")
+for _h, _w, _p in [(6, 4, 2), (3, 9, 3), (5, 5, 1), (4, 4, 4), (6, 6, 3), (8, 12, 4)]:
+    _img = torch.randn(_h, _w, generator=torch.Generator().manual_seed(_h * _w + _p))
+    _want = torch.stack([torch.stack([_img[i * _p:(i + 1) * _p, j * _p:(j + 1) * _p]
+                                      for j in range(_w // _p)]) for i in range(_h // _p)])
+    _name = f"tiles on a ({_h}, {_w}) img, p = {_p}"
+    with checks.explain_errors({"": _hint}, _name):
+        _got = tiles(_img, _p)
+    checks.expect_true(isinstance(_got, torch.Tensor) and _got.shape == _want.shape
+                       and torch.equal(_got, _want), f"{_name} is wrong. {_hint}")
+    _img[-1, -1] = 100.0                         # a write into img shows in the last tile
+    checks.expect_true(_got[-1, -1, -1, -1].item() == 100.0,
+                       f"{_name} did not see a write into img. [mc:views.copy-not-view] The "
+                       "tiles must be a view of img.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -773,80 +827,93 @@ for _a, _b in _cases:
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 6: an accuracy that is silently wrong (2 points)
+# ### Exercise 6: a per-class accuracy that broadcasts the wrong way (2 points)
 #
-# This function is meant to return the fraction of rows whose largest logit sits at the
-# row's label:
-#
-# ```python
-# def accuracy(logits, labels):
-#     return (logits.argmax(dim=1) == labels).float().mean().item()
-# ```
-#
-# Labels often arrive as a column, shape (N, 1), when they are read from a table. The cell
-# runs the function on the same predictions with both label shapes. Find out why the two
-# numbers differ (print shapes), then write `accuracy(logits, labels)` returning the
-# fraction as a Python float, right for labels of shape (N,) and (N, 1).
-# *Misconception*: a comparison broadcasts like any other elementwise operation.
+# An accuracy per class says which classes a model gets wrong: entry c is the fraction of
+# the rows labelled c whose largest logit sits at c. This function is meant to compute it
+# for logits of shape (N, C) and labels of shape (N,). The cell runs it twice.
 
 # %%
-def accuracy_as_given(logits, labels):
-    return (logits.argmax(dim=1) == labels).float().mean().item()
+def per_class_accuracy_as_given(logits, labels):
+    hits = logits.argmax(dim=1) == labels          # (N,): did row i predict its label?
+    classes = torch.arange(logits.shape[1])        # (C,): 0, 1, ..., C-1
+    in_class = labels == classes                   # meant: (N, C), True where row i has label c
+    return (hits * in_class).sum(0) / in_class.sum(0)
 
 
 _gen = torch.Generator().manual_seed(0)
-logits_8 = torch.randn(8, 3, generator=_gen)
-labels_8 = torch.randint(0, 3, (8,), generator=_gen)
-print("labels (8,):  ", accuracy_as_given(logits_8, labels_8))
-print("labels (8, 1):", accuracy_as_given(logits_8, labels_8.unsqueeze(1)))
+logits_3, labels_3 = torch.randn(3, 3, generator=_gen), torch.tensor([0, 0, 2])
+print("3 rows, 3 classes:", per_class_accuracy_as_given(logits_3, labels_3))
+logits_8, labels_8 = torch.randn(8, 3, generator=_gen), torch.randint(0, 3, (8,), generator=_gen)
+with checks.expect_error(RuntimeError):
+    per_class_accuracy_as_given(logits_8, labels_8)
+
+# %% [markdown]
+# Find out what went wrong in each run (print the shapes of `hits`, `classes` and
+# `in_class`), then write `per_class_accuracy(logits, labels)` returning a float tensor of
+# shape (C,), for any N and C, with no Python loop over the rows. A class that no row
+# carries has no accuracy: its entry is `nan` (0 rows out of 0), not 0.
+# *Misconception*: two 1-D tensors compared with each other pair up element by element
+# (they do not make a table), and an (N,) tensor lines up with the *last* axis of an
+# (N, C) one, not with its rows.
 
 # %% solution 01_tensors-accuracy
-def accuracy(logits, labels):
+def per_class_accuracy(logits, labels):
     ### BEGIN SOLUTION
-    return (logits.argmax(dim=1) == labels.reshape(-1)).float().mean().item()
+    hits = logits.argmax(dim=1) == labels                                # (N,)
+    in_class = labels[:, None] == torch.arange(logits.shape[1])          # (N, C)
+    return (hits[:, None] & in_class).sum(0) / in_class.sum(0)
     ### END SOLUTION
 
 # %% test 01_tensors-accuracy-test points=2
-_g = torch.Generator().manual_seed(1)
-_logits = torch.randn(6, 4, generator=_g)
-_labels = torch.tensor([0, 1, 2, 3, 0, 1])
-_hint = ("[mc:accuracy.definition] Compare each row's argmax over the classes (dim 1) with "
-         "that row's label, both of shape (N,), and take the mean of the matches.")
-for _shape_name, _given in [("(6,)", _labels), ("(6, 1)", _labels.unsqueeze(1))]:
-    _name = f"accuracy(logits, labels of shape {_shape_name})"
-    with checks.explain_errors({"out of range": "[mc:broadcast.labels-both-shapes] labels may "
-                                                "come as (N,) or (N, 1): squeeze(1) fails on "
-                                                "(N,), which has no dim 1. Make (N,) in a way "
-                                                "that works for both shapes.",
-                                "size of tensor a (4)": "[mc:accuracy.argmax-dim] argmax over dim 0 "
-                                                        "gives one entry per class (4), not per "
-                                                        "row (6): a row's prediction is its argmax "
-                                                        "over the classes, dim 1.",
-                                "": _hint}, _name):
-        _got = accuracy(_logits, _given)
-    with checks.because("[mc:accuracy.float] Return a Python float (a tensor's .item())."):
-        checks.expect_type(_got, float, _name)
-    checks.reject_close(_got, {
-        (_logits.argmax(1) == _labels.unsqueeze(1)).float().mean().item():
-            "[mc:broadcast.outer-product] argmax gives (N,) and the labels are (N, 1): == "
-            "compares every prediction with every label, an (N, N) table. Make the labels (N,).",
-        (_logits.argmax(1) == _labels).float().sum().item():
-            "[mc:accuracy.count-not-fraction] This is the number of matches: the accuracy is "
-            "their fraction (the mean)."}, _name)
+_logits = torch.tensor([[2.0, 0.0, 0.0, 0.0], [0.0, 0.0, 3.0, 0.0], [0.0, 1.0, 0.0, 0.0],
+                        [0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 2.0, 0.0]])
+_labels = torch.tensor([0, 1, 1, 3, 0, 2])      # 6 rows, 4 classes
+_hint = ("[mc:accuracy.per-class] Entry c: among the rows whose label is c, the fraction "
+         "whose argmax is c. Build an (N, C) table of 'row i has label c' with a size-1 axis.")
+_name = "per_class_accuracy(logits, labels) for 6 rows of 4 classes"
+with checks.explain_errors({
+        "non-singleton dimension 0": "[mc:broadcast.vectors-pair-up] labels (N,) and classes (C,) "
+                                     "line up as ONE axis and are compared element by element "
+                                     "(an error when N != C): give labels a size-1 axis to get "
+                                     "an (N, C) table.",
+        "non-singleton dimension 1": "[mc:broadcast.vector-on-last-axis] An (N,) tensor against "
+                                     "an (N, C) one lines up with the LAST axis, C, not with the "
+                                     "rows: give it a size-1 axis, (N, 1).",
+        "": _hint}, _name):
+    _got = per_class_accuracy(_logits, _labels)
+with checks.because("[mc:accuracy.float] The fractions are floats: a float tensor of shape (C,)."):
+    checks.expect_type(_got, torch.Tensor, _name)
+    checks.expect_shape(_got, (4,), _name)
+    checks.expect_true(_got.is_floating_point(), f"{_name} has dtype {_got.dtype}, not a float one.")
+checks.reject_close(_got, {
+    (1.0, 1.0, 0.5, 1.0): "[mc:accuracy.group-by-prediction] You grouped the rows by their "
+                          "PREDICTED class (a precision): group them by their label.",
+    (1.0 / 3, 1.0 / 6, 1.0 / 6, 1.0 / 6): "[mc:accuracy.per-class-denominator] You divided by all "
+                                          "N rows: divide by the number of rows labelled c."},
+    _name)
 ### BEGIN HIDDEN TESTS
-_cases = [(torch.randn(9, 5, generator=_g), torch.randint(0, 5, (9,), generator=_g)),
-          (torch.randn(1, 3, generator=_g), torch.tensor([2])),                 # N = 1
-          (torch.eye(4) * 5, torch.arange(4)),                                  # all right: 1.0
-          (torch.eye(4) * 5, (torch.arange(4) + 1) % 4)]                        # none right: 0.0
-for _l, _y in _cases:
-    _want = (_l.argmax(1) == _y).float().mean().item()
-    for _given in (_y, _y.unsqueeze(1)):
-        _name = f"accuracy on {tuple(_l.shape)} logits, labels {tuple(_given.shape)}"
-        with checks.explain_errors({"": _hint}, _name):
-            _got = accuracy(_l, _given)
-        checks.expect_true(isinstance(_got, float) and abs(_got - _want) < 1e-6,
-                           f"{_name} is {_got!r}, not the fraction of rows whose argmax is the "
-                           f"label. {_hint}")
+_want = torch.tensor([((_logits.argmax(1) == c) & (_labels == c)).sum().item() / (_labels == c).sum().item()
+                      for c in range(4)])
+checks.expect_true(torch.allclose(_got.double(), _want.double()), f"{_name} is wrong. {_hint}")
+_g = torch.Generator().manual_seed(5)
+for _n, _c in [(5, 5), (9, 3), (1, 4), (7, 2), (4, 6)]:            # N = C hides a pairing up
+    _l = torch.randn(_n, _c, generator=_g)
+    _y = torch.randint(0, _c, (_n,), generator=_g)
+    _want = torch.tensor([float("nan") if (_y == c).sum() == 0 else
+                          ((_l.argmax(1) == c) & (_y == c)).sum().item() / (_y == c).sum().item()
+                          for c in range(_c)])
+    _name = f"per_class_accuracy on ({_n}, {_c}) logits"
+    with checks.explain_errors({"": _hint}, _name):
+        _got = per_class_accuracy(_l, _y)
+    checks.expect_true(isinstance(_got, torch.Tensor) and _got.shape == (_c,)
+                       and _got.is_floating_point(), f"{_name} is not a float tensor of shape ({_c},). {_hint}")
+    checks.expect_true(torch.equal(_got.isnan(), _want.isnan()),
+                       f"{_name}: a class that no row carries must give nan, and only such a class. "
+                       "[mc:accuracy.absent-class] 0 rows out of 0 is no accuracy at all; 0 would "
+                       "read as 'always wrong'.")
+    checks.expect_true(torch.allclose(_got.double(), _want.double(), equal_nan=True),
+                       f"{_name} is wrong. {_hint}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1020,39 +1087,83 @@ with checks.expect_error(RuntimeError):
 print(w.detach().cpu().numpy(), " .cpu() of a CPU tensor is the same tensor:", w.cpu() is w)
 
 # %% [markdown]
-# ### Exercise 9: ReLU without side effects (2 points)
+# ### Exercise 9: does a function write into its argument? (2 points)
 #
-# Write `relu_copy(x)` returning a new tensor equal to `x` with its negative entries set to
-# 0, **leaving `x` unchanged**. *Misconception*: `x[x < 0] = 0` edits the caller's tensor.
+# Before you hand your tensors to someone else's function, you may want to know whether it
+# edits them. Write `modifies_input(f, x)` returning `True` when calling `f` on a tensor
+# equal to `x` changes any value of that tensor (by an in-place method, an indexed
+# assignment, or a write through a view of it), and `False` otherwise. `f` may return
+# anything: `None`, its argument, a view of it, a new tensor. Whatever `f` does, `x` itself
+# must be left as it was.
+# *Misconception*: a second name for a tensor (`before = t`) is not a saved copy, and what a
+# function returns says nothing about what it did to its argument.
 
 # %% solution 01_tensors-relu
-def relu_copy(x):
+def modifies_input(f, x):
     ### BEGIN SOLUTION
-    return torch.where(x > 0, x, torch.zeros_like(x))
+    argument = x.clone()
+    f(argument)
+    return not torch.equal(argument, x)
     ### END SOLUTION
 
 # %% test 01_tensors-relu-test points=2
+def _writes_through_view(t):
+    t[1:].mul_(2)                    # writes into t, returns nothing
+
+
 _x = torch.tensor([-1.0, 2.0, -3.0, 4.0])
 _saved = _x.clone()
-with checks.explain_errors({"": "[mc:relu.definition] relu(x) is x where x > 0 and 0 elsewhere."},
-                           "relu_copy(x)"):
-    _out = relu_copy(_x)
-checks.expect_untouched(_x, _saved, "x after relu_copy(x) [mc:inplace.edits-caller]")
-with checks.because("[mc:relu.definition] relu keeps x's shape: one output per entry."):
-    checks.expect_shape(_out, (4,), "relu_copy(x)")
-checks.reject(_out, {_saved.clamp(max=0): "[mc:relu.clamp-direction] clamp(max=0) caps values "
-                                          "from above: it keeps the negatives and zeroes the "
-                                          "positives. ReLU is clamp(min=0).",
-                     _saved.abs(): "[mc:relu.abs] abs flips negatives to positive: ReLU sets "
-                                   "them to 0."}, "relu_copy(x)")
+_hint = ("[mc:inplace.detect] Call f on a copy of x and compare that copy, after the call, "
+         "with x.")
+_cases = [
+    ("t.clamp_(min=0)", lambda t: t.clamp_(min=0), True,
+     "[mc:inplace.alias-not-copy] clamp_ writes into its argument. If you kept `before = t`, "
+     "that is a second name for the same tensor and sees the write: compare with a copy."),
+    ("t.clamp(min=0)", lambda t: t.clamp(min=0), False,
+     "[mc:inplace.output-not-input] clamp returns a NEW tensor with other values and leaves its "
+     "argument alone: compare the argument after the call, not what f returns."),
+    ("t[1:] (a view, no write)", lambda t: t[1:], False,
+     "[mc:inplace.view-is-write] Returning a view of t shares memory but writes nothing: "
+     "compare values, not storages."),
+    ("t[1:].mul_(2), returning None", _writes_through_view, True,
+     "[mc:inplace.alias-not-copy] A write through a view of t changes t even though f returns "
+     "None: compare t's values with a copy taken before the call."),
+]
+for _text, _f, _want, _why in _cases:
+    _name = f"modifies_input(lambda t: {_text}, x)"
+    with checks.explain_errors({"": _hint}, _name):
+        _got = modifies_input(_f, _x)
+    checks.expect_untouched(_x, _saved, f"x after {_name} [mc:inplace.edits-caller]")
+    with checks.because("[mc:inplace.detect] Return True or False."):
+        checks.expect_type(_got, (bool, np.bool_), _name)
+    checks.expect_true(bool(_got) == _want, f"{_name} returned {bool(_got)}. {_why}")
 ### BEGIN HIDDEN TESTS
-_x = torch.randn(5, 7, generator=torch.Generator().manual_seed(3))
-_saved = _x.clone()
-_out = relu_copy(_x)
-checks.expect_untouched(_x, _saved, "x after relu_copy(x) [mc:inplace.edits-caller]")
-checks.expect_true(isinstance(_out, torch.Tensor) and torch.equal(_out, torch.nn.functional.relu(_saved)),
-                   "relu_copy(x) is wrong on a 5×7 input. [mc:relu.definition] Keep x where "
-                   "x > 0, 0 elsewhere, same shape.")
+_m = torch.randn(3, 4, generator=torch.Generator().manual_seed(3))
+
+
+def _zero_negatives(t):
+    t[t < 0] = 0
+    return t
+
+
+def _write_column(t):
+    t.t()[1] = 7.0                  # column 1 of t, through its transpose
+
+
+for _f, _x, _want, _name in [
+        (_zero_negatives, _m, True, "an indexed assignment on a (3, 4) tensor"),
+        (_write_column, _m, True, "a write through a transpose"),
+        (lambda t: t, _m, False, "f returning its argument untouched"),
+        (lambda t: t.add_(0), _m, False, "an in-place method that changes no value"),
+        (lambda t: t.clamp_(min=0), _m.abs(), False, "clamp_ on a tensor with no negatives"),
+        (lambda t: t.view(-1).neg(), _m, False, "a new tensor from a view"),
+        (lambda t: t.view(-1)[5:6].fill_(-9.0), _m, True, "a one-element write through view(-1)")]:
+    _saved = _x.clone()
+    with checks.explain_errors({"": _hint}, f"modifies_input for {_name}"):
+        _got = modifies_input(_f, _x)
+    checks.expect_untouched(_x, _saved, f"x after modifies_input for {_name} [mc:inplace.edits-caller]")
+    checks.expect_true(bool(_got) == _want,
+                       f"modifies_input is wrong for {_name}: it should say {_want}. {_hint}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1176,7 +1287,7 @@ labels = torch.tensor([1, 0])
 print(scores[torch.arange(2), labels])                    # row i, column labels[i]
 print(labels.unsqueeze(1).shape, scores.gather(1, labels.unsqueeze(1)))   # out[i][0] = scores[i][labels[i]]
 print(scores.gather(1, labels.unsqueeze(1)).squeeze(1))   # the same as the pairing above
-print(scores.gather(1, labels.int().unsqueeze(1)).squeeze(1))   # int32 indices work too
+print(scores.gather(1, labels.int().unsqueeze(1)).squeeze(1))   # int32 indices: torch >= 2.8
 print(scores[:, labels])                                  # NOT the same: every row, both columns
 print(scores.max(dim=1))                                  # the largest entry per row, and where it is
 
@@ -1339,7 +1450,7 @@ print("fix:", (param * 2).detach().cpu().numpy())
 #
 # - A tensor is storage + shape + strides + offset; element $i$ sits at
 #   offset + $\sum_k i_k s_k$, and contiguous means the strides of a fresh tensor of its
-#   shape (row-major), wherever it starts.
+#   shape (row-major; the stride of a size-1 dim does not count), wherever it starts.
 # - View-type ops (`view`, `transpose`, `permute`, slicing, `expand`) share storage;
 #   `clone`, fancy indexing, masks and a `reshape` that cannot view all copy. Two views of
 #   one storage touch only where they use the same cells.

@@ -72,26 +72,43 @@ WRONG = {
          "strides.row-major-rule"),
     ],
     "01_tensors-offset": [
-        ("def storage_position(t, index):\n"
-         "    return sum(i * s for i, s in zip(index, t.stride()))\n", "storage_offset",
-         "strides.offset-ignored"),
-        ("def storage_position(t, index):\n"
-         "    shape, pos = t.shape, 0\n"
-         "    for k, i in enumerate(index):\n"
-         "        pos = pos * shape[k] + i\n"
-         "    return t.storage_offset() + pos\n", "strides of a contiguous tensor",
-         "strides.assume-contiguous"),
-        # the value, which equals the position only in a tensor made by arange
-        ("def storage_position(t, index):\n"
-         "    return t[index].item()\n", "element's VALUE", "strides.value-not-position"),
+        # chunks: row i starts k elements after row i - 1
+        ("def windows(x, k):\n"
+         "    s = x.stride(0)\n"
+         "    return torch.as_strided(x, (len(x) - k + 1, k), (k * s, s), x.storage_offset())\n",
+         "do not overlap", "strides.rows-cannot-overlap"),
+        # the storage read from cell 0, as section 2's cell does
+        ("def windows(x, k):\n"
+         "    s = x.stride(0)\n"
+         "    return torch.as_strided(x, (len(x) - k + 1, k), (s, s), 0)\n",
+         "storage cell 0", "strides.offset-ignored"),
+        ("def windows(x, k):\n"
+         "    return torch.as_strided(x, (len(x) - k + 1, k), (1, 1), x.storage_offset())\n",
+         "not always 1", "strides.step-one"),
+        ("def windows(x, k):\n"
+         "    return torch.stack([x[i:i + k] for i in range(len(x) - k + 1)])\n",
+         "is a copy", "views.copy-not-view"),
+        ("def windows(x, k):\n"
+         "    s = x.stride(0)\n"
+         "    return torch.as_strided(x, (len(x) - k, k), (s, s), x.storage_offset())\n",
+         "the last one starts", "windows.count"),
     ],
     "01_tensors-permute-view": [
-        ("def columns_flat(m):\n"
-         "    return m.t().view(-1)\n", "is not contiguous", "views.view-needs-contiguous"),
-        ("def columns_flat(m):\n"
-         "    return m.reshape(-1)\n", "row by row", "views.reshape-not-transpose"),
-        ("def columns_flat(m):\n"
-         "    return m.t()\n", "one entry per element", "views.flatten-shape"),
+        ("def tiles(img, p):\n"
+         "    h, w = img.shape\n"
+         "    return img.reshape(h // p, w // p, p, p)\n", "memory order",
+         "views.reshape-not-transpose"),
+        ("def tiles(img, p):\n"
+         "    h, w = img.shape\n"
+         "    return img.view(h // p, p, w // p, p).permute(0, 2, 3, 1)\n", "Each tile is transposed",
+         "views.tile-transposed"),
+        ("def tiles(img, p):\n"
+         "    h, w = img.shape\n"
+         "    return img.view(h // p, p, w // p, p).permute(0, 2, 1, 3).contiguous()\n",
+         "is a copy", "views.copy-not-view"),
+        ("def tiles(img, p):\n"
+         "    h, w = img.shape\n"
+         "    return img.view(h // p, p, w // p, p)\n", "(H/p, W/p, p, p)", "views.tiles-shape"),
     ],
     "01_tensors-broadcast": [
         ("def broadcast_shape(a, b):\n"
@@ -166,18 +183,32 @@ WRONG = {
          "pooled = images.sum(dim=(2, 3))", "mean of one channel", "reduce.pool-dims"),
     ],
     "01_tensors-relu": [
-        ("def relu_copy(x):\n"
-         "    x[x < 0] = 0\n"
-         "    return x\n", "in place", "inplace.edits-caller"),
-        ("def relu_copy(x):\n"
-         "    return x.clamp_(min=0)\n", "in place", "inplace.edits-caller"),
-        ("def relu_copy(x):\n"
-         "    return x.clamp(max=0)\n", "caps values from above", "relu.clamp-direction"),
-        # detach() shares x's memory: writing through it edits the caller's tensor
-        ("def relu_copy(x):\n"
-         "    y = x.detach()\n"
-         "    y[y < 0] = 0\n"
-         "    return y\n", "modified in place", "inplace.edits-caller"),
+        ("def modifies_input(f, x):\n"
+         "    before = x.clone()\n"
+         "    f(x)\n"
+         "    return not torch.equal(before, x)\n", "modified in place", "inplace.edits-caller"),
+        ("def modifies_input(f, x):\n"
+         "    argument = x.clone()\n"
+         "    before = argument\n"
+         "    f(argument)\n"
+         "    return not torch.equal(before, argument)\n", "second name", "inplace.alias-not-copy"),
+        ("def modifies_input(f, x):\n"
+         "    out = f(x.clone())\n"
+         "    return out is not None and not torch.equal(out, x)\n", "NEW tensor",
+         "inplace.output-not-input"),
+        ("def modifies_input(f, x):\n"
+         "    argument = x.clone()\n"
+         "    out = f(argument)\n"
+         "    return out is not None and "
+         "out.untyped_storage().data_ptr() == argument.untyped_storage().data_ptr()\n",
+         "shares memory but writes nothing", "inplace.view-is-write"),
+        # detach() shares x's memory: f's write lands in the caller's tensor
+        ("def modifies_input(f, x):\n"
+         "    argument = x.detach()\n"
+         "    before = x.clone()\n"
+         "    f(argument)\n"
+         "    return not torch.equal(before, argument)\n", "modified in place",
+         "inplace.edits-caller"),
     ],
     "01_tensors-cells": [
         ("def shares_cells(a, b):\n"
@@ -207,25 +238,38 @@ WRONG = {
          "    return bool(cells(a) & cells(b))\n", "ANOTHER storage", "views.storage-identity"),
     ],
     "01_tensors-accuracy": [
-        ("def accuracy(logits, labels):\n"
-         "    return (logits.argmax(dim=1) == labels).float().mean().item()\n",
-         "(N, N) table", "broadcast.outer-product"),
-        ("def accuracy(logits, labels):\n"
-         "    return (logits.argmax(dim=1) == labels.squeeze(1)).float().mean().item()\n",
-         "squeeze(1) fails", "broadcast.labels-both-shapes"),
-        ("def accuracy(logits, labels):\n"
-         "    return (logits.argmax(dim=1) == labels.reshape(-1)).float().sum().item()\n",
-         "number of matches", "accuracy.count-not-fraction"),
-        ("def accuracy(logits, labels):\n"
-         "    return (logits.argmax(dim=1) == labels.reshape(-1)).float().mean()\n",
-         "Python float", "accuracy.float"),
-        ("def accuracy(logits, labels):\n"
-         "    return (logits.argmax(dim=0) == labels.reshape(-1)).float().mean().item()\n",
-         "argmax over dim 0", "accuracy.argmax-dim"),
-        # the largest logit's value compared with a label: the hidden test names it
-        ("def accuracy(logits, labels):\n"
-         "    return (logits.max(dim=1).values == labels.reshape(-1)).float().mean().item()\n",
-         "argmax is the label", "accuracy.definition"),
+        ("def per_class_accuracy(logits, labels):\n"
+         "    hits = logits.argmax(dim=1) == labels\n"
+         "    classes = torch.arange(logits.shape[1])\n"
+         "    in_class = labels == classes\n"
+         "    return (hits * in_class).sum(0) / in_class.sum(0)\n", "line up as ONE axis",
+         "broadcast.vectors-pair-up"),
+        ("def per_class_accuracy(logits, labels):\n"
+         "    hits = logits.argmax(dim=1) == labels\n"
+         "    in_class = labels[:, None] == torch.arange(logits.shape[1])\n"
+         "    return (hits * in_class).sum(0) / in_class.sum(0)\n", "LAST axis",
+         "broadcast.vector-on-last-axis"),
+        ("def per_class_accuracy(logits, labels):\n"
+         "    hits = logits.argmax(dim=1) == labels\n"
+         "    in_class = labels[:, None] == torch.arange(logits.shape[1])\n"
+         "    return (hits[:, None] & in_class).float().mean(0)\n", "divided by all",
+         "accuracy.per-class-denominator"),
+        ("def per_class_accuracy(logits, labels):\n"
+         "    pred = logits.argmax(dim=1)\n"
+         "    in_class = pred[:, None] == torch.arange(logits.shape[1])\n"
+         "    return ((pred == labels)[:, None] & in_class).sum(0) / in_class.sum(0)\n",
+         "PREDICTED class", "accuracy.group-by-prediction"),
+        ("def per_class_accuracy(logits, labels):\n"
+         "    hits = logits.argmax(dim=1) == labels\n"
+         "    in_class = labels[:, None] == torch.arange(logits.shape[1])\n"
+         "    return (hits[:, None] & in_class).sum(0) // in_class.sum(0)\n", "not a float one",
+         "accuracy.float"),
+        # an absent class reads 0 instead of nan: only the hidden cases have one
+        ("def per_class_accuracy(logits, labels):\n"
+         "    hits = logits.argmax(dim=1) == labels\n"
+         "    in_class = labels[:, None] == torch.arange(logits.shape[1])\n"
+         "    return (hits[:, None] & in_class).sum(0) / in_class.sum(0).clamp(min=1)\n",
+         "0 rows out of 0", "accuracy.absent-class"),
     ],
     "01_tensors-numpy": [
         ("def snapshot(t):\n"
@@ -277,9 +321,12 @@ ALTERNATIVE = {
         "        return set(view.flatten().tolist())\n"
         "    return len(cells(a) & cells(b)) > 0\n"),
     "01_tensors-accuracy": (
-        "def accuracy(logits, labels):\n"
-        "    hits = logits.argmax(dim=1) == labels.flatten()\n"
-        "    return hits.sum().item() / len(hits)\n"),
+        "def per_class_accuracy(logits, labels):\n"
+        "    pred = logits.argmax(dim=1)\n"
+        "    out = torch.empty(logits.shape[1])\n"
+        "    for c in range(logits.shape[1]):\n"
+        "        out[c] = (pred[labels == c] == c).float().mean()\n"
+        "    return out\n"),
     "01_tensors-numpy": (
         "def snapshot(t):\n"
         "    return t.detach().clone().cpu().numpy()\n"),
@@ -292,14 +339,12 @@ ALTERNATIVE = {
         "def row_major_strides(shape):\n"
         "    return tuple(math.prod(shape[k + 1:]) for k in range(len(shape)))\n"),
     "01_tensors-offset": (
-        "def storage_position(t, index):\n"
-        "    position = t.storage_offset()\n"
-        "    for k in range(t.dim()):\n"
-        "        position += index[k] * t.stride(k)\n"
-        "    return position\n"),
+        "def windows(x, k):\n"
+        "    return x.unfold(0, k, 1)\n"),
     "01_tensors-permute-view": (
-        "def columns_flat(m):\n"
-        "    return m.t().contiguous().view(-1)\n"),
+        "def tiles(img, p):\n"
+        "    h, w = img.shape\n"
+        "    return img.view(h // p, p, w // p, p).transpose(1, 2)\n"),
     "01_tensors-broadcast": (
         "def broadcast_shape(a, b):\n"
         "    try:\n"
@@ -318,8 +363,8 @@ ALTERNATIVE = {
         "tokens = images.flatten(2).transpose(1, 2).contiguous()\n"
         "pooled = images.mean(3).mean(2)"),
     "01_tensors-relu": (
-        "def relu_copy(x):\n"
-        "    y = x.clone()\n"
-        "    y[y < 0] = 0\n"
-        "    return y\n"),
+        "def modifies_input(f, x):\n"
+        "    before, argument = x.clone(), x.clone()\n"
+        "    f(argument)\n"
+        "    return bool((before != argument).any())\n"),
 }
