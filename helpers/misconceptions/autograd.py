@@ -36,8 +36,8 @@ ENTRIES: dict[str, Misconception] = {
     "autograd.computed-is-intermediate": Misconception(
         "every computed tensor is an intermediate, even when nothing it came from requires grad",
         ("02_autograd-quiz-leaves",)),
-    "autograd.detach-rejoins": Misconception(
-        "an operation on a detached tensor joins the graph again",
+    "autograd.detach-cuts-all": Misconception(
+        "a result with a detached input is cut from the graph, even when another input requires grad",
         ("02_autograd-quiz-no-grad",)),
     "autograd.fanout-inside-q": Misconception(
         "a variable used twice inside one expression contributes once",
@@ -109,29 +109,38 @@ ENTRIES: dict[str, Misconception] = {
     "function.save-for-backward": Misconception(
         "backward can read what forward never saved",
         ("02_autograd-function",)),
-    "function.saved-output": Misconception(
-        "the sigmoid of the saved output is the derivative of softplus",
+    "function.one-grad-per-input": Misconception(
+        "backward may return fewer gradients than forward has inputs, or in another order",
+        ("02_autograd-function",)),
+    "function.scale-factor": Misconception(
+        "a factor that multiplies a function drops out of its derivative",
+        ("02_autograd-function",)),
+    "function.scale-grad": Misconception(
+        "a one-element input used by every entry needs no gradient, or the mean of its adjoints",
         ("02_autograd-function",)),
     "function.wrong-derivative": Misconception(
-        "the derivative of log(1 + e^x) is e^x (or something other than the sigmoid)",
+        "the derivative of tanh(x) is 1 - tanh(x) or 1 - x² (anything but 1 - tanh(x)²)",
         ("02_autograd-function",)),
     "mlp.bias-sum": Misconception(
-        "a bias gradient keeps the batch dim",
+        "a bias gradient is the batch mean of the adjoint, or keeps the batch dim",
         ("02_autograd-mlp-backward",)),
     "mlp.linear-rules": Misconception(
-        "a Linear layer's backward is not dW = dyᵀh, db = Σdy, dh = dy W",
+        "a Linear layer's backward (dW, db, dh) need not follow from its shapes and the chain rule",
         ("02_autograd-mlp-backward",)),
     "mlp.mean-factor": Misconception(
-        "the mean's 1/(N·K) can be left out or taken over N only",
+        "the mean's 1/M over all elements can be left out or taken over one dim only",
         ("02_autograd-mlp-backward",)),
     "mlp.missing-factor-2": Misconception(
-        "the derivative of (y − t)² is (y − t)",
+        "the derivative of a squared error (y − t)² is (y − t)",
+        ("02_autograd-mlp-backward",)),
+    "mlp.tied-one-path": Misconception(
+        "a weight used twice (tied) gets the gradient of one use only",
         ("02_autograd-mlp-backward",)),
     "mlp.relu-mask": Misconception(
         "the ReLU passes every adjoint backwards",
         ("02_autograd-mlp-backward",)),
     "mlp.weight-grad-transpose": Misconception(
-        "dW = hᵀ dy (the transpose of the weight's shape)",
+        "a weight's gradient has the same form whichever way round the weight multiplies",
         ("02_autograd-mlp-backward",)),
     "ste.detach-part": Misconception(
         "a straight-through estimator is something other than x plus a detached correction",
@@ -149,10 +158,10 @@ ENTRIES: dict[str, Misconception] = {
         "the estimator's value may differ from torch.round(x)",
         ("02_autograd-ste",)),
     "vjp.caller-grad": Misconception(
-        "computing a Jacobian may change the caller's x (its requires_grad or .grad)",
+        "computing gradients for a caller may change its tensor (its requires_grad or .grad)",
         ("02_autograd-vjp",)),
     "vjp.full-jacobian": Misconception(
-        "the Jacobian has to come from a library function",
+        "per-sample gradients have to come from a library's Jacobian",
         ("02_autograd-vjp",)),
     "vjp.leaf": Misconception(
         "autograd can differentiate with respect to a tensor that does not require grad",
@@ -161,16 +170,16 @@ ENTRIES: dict[str, Misconception] = {
         "a graph can be walked backward again after its saved tensors were freed",
         ("02_autograd-vjp",)),
     "vjp.rows": Misconception(
-        "the Jacobian is built some other way than one vector-Jacobian product per output",
+        "per-sample gradients come some other way than one vector-Jacobian product per sample",
         ("02_autograd-vjp",)),
     "vjp.rows-accumulate": Misconception(
-        "repeated backward passes leave each row's gradient alone in .grad",
+        "repeated backward passes leave each sample's gradient alone in .grad",
         ("02_autograd-vjp",)),
     "vjp.rows-are-outputs": Misconception(
-        "the Jacobian has one row per input",
+        "per-sample gradients have one row per parameter entry",
         ("02_autograd-vjp",)),
     "vjp.sum-is-vjp": Misconception(
-        "y.sum().backward() gives vᵀJ for any v (every row of J)",
+        "the gradient of the summed loss is every sample's gradient",
         ("02_autograd-vjp",)),
     "walk.first-input-only": Misconception(
         "a node's gradient goes only to its first input",

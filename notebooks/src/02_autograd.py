@@ -38,10 +38,9 @@ torch.manual_seed(0)
 # ## 1. requires_grad, leaves and intermediates
 #
 # A tensor you create yourself with `requires_grad=True` is a **leaf**: autograd will
-# store its gradient in `.grad`. A result computed from it (while autograd records, which
-# section 7 switches off) is an **intermediate**: it has a `grad_fn`, the backward node
+# store its gradient in `.grad`. A result computed from it (while autograd is recording,
+# as it is by default) is an **intermediate**: it has a `grad_fn`, the backward node
 # that knows how to push a gradient to its inputs.
-# Tensors that do not require grad are leaves too, but nothing is recorded for them.
 # `t.requires_grad_()` switches gradient tracking on for an existing leaf, in place, and
 # `t.detach()` returns a tensor with `t`'s values that does not require grad (section 7
 # says more).
@@ -112,6 +111,8 @@ checks.expect_true(answer_leaves == sum(t.is_leaf for t in (_x, _y, _z, _z + 1))
 
 # %% [markdown]
 # The four tensors, with what decides: compare the count of `is_leaf=True` with your answer.
+# A tensor is a leaf exactly when it has no `grad_fn`, so a tensor that does not require
+# grad is a leaf too: nothing recorded an operation for it.
 
 # %%
 x = torch.randn(3, requires_grad=True)
@@ -323,8 +324,7 @@ checks.expect_close(fanout_grad, _x.grad.item(), "fanout_grad",
 }
 
 # %% [markdown]
-# The same function in the visualizer (its seven nodes: two leaves, four operations and
-# the output). Tasks:
+# The same function in the visualizer. Tasks:
 #
 # 1. Check Exercise 1 at x = 2, y = −1: find your answer as the sum written in x's box,
 #    and the three adjoints it adds on the edges leaving x.
@@ -663,98 +663,109 @@ second = torch.autograd.grad(y_twice, leaf, grad_outputs=torch.ones(3))
 print("two passes with retain_graph=True:", first[0], second[0])
 
 # %% [markdown]
-# ### Exercise 4: the Jacobian, one row per backward pass (2 points)
+# ### Exercise 4: per-sample gradients (2 points)
 #
-# *Misconception targeted: a backward pass gives vᵀJ, one combination of J's rows, and
-# repeated passes through one graph need care.*
+# *Misconception targeted: one backward pass gives vᵀJ, a single weighted sum over the
+# outputs, so the gradient of a summed loss is not each sample's gradient.*
 #
-# Autograd never builds J, but you can: with v = the i-th one-hot vector (1 at output i,
-# 0 elsewhere), vᵀJ is row i of J. Complete `jacobian(f, x)` returning the m×n Jacobian of
-# `f` at `x` (J[i, j] = ∂y_i/∂x_j), where `f` maps a 1-D tensor of n entries to a 1-D
-# tensor of m entries, computed with one vector-Jacobian product per row, for any m ≥ 1.
-# `x` may not require grad; leave the caller's `x` as it was (no `.grad` on it), and do
-# not call `torch.autograd.functional.jacobian` or `torch.func`.
+# Some tools need each sample's own gradient rather than the batch's: the size of each
+# sample's gradient finds the samples that pull hardest on a model, and differentially
+# private training clips each one before adding them. Complete `per_sample_grads(loss_fn, w)`:
+# `loss_fn(w)` returns a 1-D tensor of N losses, one per sample, for a 1-D parameter `w` of
+# P entries; return the N×P tensor whose row n is the gradient of loss n alone with
+# respect to `w`, for any N ≥ 1 and P ≥ 1. Use the vector-Jacobian products of this
+# section (not `torch.autograd.functional` or `torch.func`). The caller's `w` might not
+# require grad: leave it as it was (the same `requires_grad`, no `.grad` on it).
 
 # %% solution 02_autograd-vjp
-def jacobian(f, x):
+def per_sample_grads(loss_fn, w):
     ### BEGIN SOLUTION
-    x = x.detach().requires_grad_(True)
-    y = f(x)
+    w = w.detach().requires_grad_(True)
+    losses = loss_fn(w)
     rows = []
-    for i in range(y.numel()):
-        v = torch.zeros_like(y)
-        v[i] = 1.0
-        (row,) = torch.autograd.grad(y, x, grad_outputs=v, retain_graph=True)
+    for n in range(losses.numel()):
+        v = torch.zeros_like(losses)
+        v[n] = 1.0
+        (row,) = torch.autograd.grad(losses, w, grad_outputs=v, retain_graph=True)
         rows.append(row)
     return torch.stack(rows)
     ### END SOLUTION
 
 # %% test 02_autograd-vjp-test points=2
-def _f(x):
-    return torch.stack([x[0] * x[1], x[1] ** 2, torch.sin(x[2]), x.sum()])
+_Xs = torch.tensor([[1.0, 0.5, -1.0], [0.0, 2.0, 1.0], [-1.5, 1.0, 0.5], [2.0, -0.5, 1.0]])
+_Ys = torch.tensor([0.5, -1.0, 2.0, 0.0])
+
+
+def _f(w):
+    """Four samples' squared errors of a linear model with the 3-entry weight w."""
+    return (_Xs @ w - _Ys) ** 2
 
 
 class _NoJacobian:
-    """Inside the block, building a full Jacobian refuses: the task forbids it."""
+    """Inside the block, the library's whole-Jacobian functions refuse: the task forbids them."""
 
     def __enter__(self):
         import torch.func
         self._saved = (torch.autograd.functional.jacobian, torch.func.jacrev, torch.func.jacfwd)
 
         def refuse(*args, **kwargs):
-            raise checks.CheckFailed("jacobian called a library Jacobian. [mc:vjp.full-jacobian] "
-                                     "Build it yourself, one row per vector-Jacobian product.")
+            raise checks.CheckFailed("per_sample_grads called torch.autograd.functional or "
+                                     "torch.func. [mc:vjp.full-jacobian] Build the rows yourself "
+                                     "from vector-Jacobian products, as the task asks.")
         torch.autograd.functional.jacobian = torch.func.jacrev = torch.func.jacfwd = refuse
 
     def __exit__(self, *exc):
         (torch.autograd.functional.jacobian, torch.func.jacrev, torch.func.jacfwd) = self._saved
 
 
-_x0 = torch.tensor([1.0, 2.0, 0.5])
-_J = torch.autograd.functional.jacobian(_f, _x0)        # the reference, outside the block
-_hint = ("[mc:vjp.rows] Row i of J is vᵀJ for v = the i-th one-hot vector: one vector-Jacobian "
-         "product per output, through a graph that records x.")
+_w0 = torch.tensor([1.0, 2.0, 0.5])
+_J = 2 * (_Xs @ _w0 - _Ys)[:, None] * _Xs               # row n: d(x_n·w - y_n)²/dw, by hand
+_hint = ("[mc:vjp.rows] Row n is the gradient of loss n alone: a vector-Jacobian product whose "
+         "v keeps loss n and drops the others, through a graph that records w.")
 with _NoJacobian(), checks.explain_errors({
         "second time": "[mc:vjp.retain-graph] Each row is a backward pass through the same "
                        "graph, whose saved tensors the first pass frees: pass retain_graph=True "
-                       "(or run f again for each row).",
-        "does not require grad": "[mc:vjp.leaf] x does not require grad here: differentiate "
-                                 "with respect to a fresh leaf, x.detach().requires_grad_().",
-        "": _hint}, "jacobian(f, x) for f from 3 to 4 entries"):
-    _got = jacobian(_f, _x0)
+                       "(or run loss_fn again for each row).",
+        "does not require grad": "[mc:vjp.leaf] w does not require grad here: differentiate "
+                                 "with respect to a fresh leaf, w.detach().requires_grad_().",
+        "": _hint}, "per_sample_grads(loss_fn, w) for 4 samples and a 3-entry w"):
+    _got = per_sample_grads(_f, _w0)
 with checks.because(_hint):
-    checks.expect_type(_got, torch.Tensor, "jacobian(f, x)")
-with checks.because("[mc:vjp.rows-are-outputs] J has one ROW per output (4) and one column "
-                    "per input (3): J[i, j] = ∂y_i/∂x_j."):
-    checks.expect_shape(_got, (4, 3), "jacobian(f, x)")
+    checks.expect_type(_got, torch.Tensor, "per_sample_grads(loss_fn, w)")
+with checks.because("[mc:vjp.rows-are-outputs] The result has one ROW per sample (4) and one "
+                    "column per entry of w (3)."):
+    checks.expect_shape(_got, (4, 3), "per_sample_grads(loss_fn, w)")
 checks.reject_close(_got, {
-    _J.sum(0).expand(4, 3): "[mc:vjp.sum-is-vjp] Every row is the gradient of y.sum() (v = ones): "
-                            "row i needs v = the i-th one-hot vector.",
-    _J.cumsum(0): "[mc:vjp.rows-accumulate] Row i came out as the sum of rows 0 … i: backward "
-                  "ADDS into x.grad. Reset it between rows, or use torch.autograd.grad, which "
-                  "returns the gradient instead of adding it."}, "jacobian(f, x)")
-checks.expect_true(_x0.grad is None and not _x0.requires_grad,
-                   "jacobian changed the caller's x (it now requires grad or holds a .grad). "
-                   "[mc:vjp.caller-grad] Work on a fresh leaf: x.detach().requires_grad_().")
+    _J.sum(0).expand(4, 3): "[mc:vjp.sum-is-vjp] Every row is the gradient of the summed loss "
+                            "(v = ones): that is the batch's gradient, the sum of the rows. "
+                            "Row n needs a v that keeps loss n alone.",
+    _J.cumsum(0): "[mc:vjp.rows-accumulate] Row n came out as the sum of rows 0 … n: backward "
+                  "ADDS into w.grad. Reset it between rows, or use torch.autograd.grad, which "
+                  "returns the gradient instead of adding it."}, "per_sample_grads(loss_fn, w)")
+checks.expect_true(_w0.grad is None and not _w0.requires_grad,
+                   "per_sample_grads changed the caller's w (it now requires grad or holds a "
+                   ".grad). [mc:vjp.caller-grad] Work on a fresh leaf: w.detach().requires_grad_().")
 ### BEGIN HIDDEN TESTS
-checks.expect_close(_got, _J, "jacobian(f, x)", hint=_hint)
+checks.expect_close(_got, _J, "per_sample_grads(loss_fn, w)", hint=_hint)
 _g = torch.Generator().manual_seed(3)
 _A = torch.randn(2, 5, dtype=torch.float64, generator=_g)
 _w = torch.randn(5, dtype=torch.float64, generator=_g)
-for _name, _fn, _at in [("a 2×5 map", lambda t: _A @ torch.tanh(t), _w),
-                        ("a map to one output (m = 1)", lambda t: (t ** 3).sum().reshape(1), _w),
-                        ("a map from one input (n = 1)", lambda t: torch.cat([t, t.exp(), t * t]),
+for _name, _fn, _at in [("2 losses of a 5-entry w", lambda t: _A @ torch.tanh(t), _w),
+                        ("one sample (N = 1)", lambda t: (t ** 3).sum().reshape(1), _w),
+                        ("a 1-entry w (P = 1)", lambda t: torch.cat([t, t.exp(), t * t]),
                          torch.tensor([0.3], dtype=torch.float64))]:
     _want = torch.autograd.functional.jacobian(_fn, _at)
-    with _NoJacobian(), checks.explain_errors({"": _hint}, f"jacobian of {_name}"):
-        _mine = jacobian(_fn, _at)
+    with _NoJacobian(), checks.explain_errors({"": _hint}, f"per_sample_grads for {_name}"):
+        _mine = per_sample_grads(_fn, _at)
     with checks.because(_hint):
-        checks.expect_close(_mine, _want, f"jacobian of {_name}", hint=_hint)
+        checks.expect_close(_mine, _want, f"per_sample_grads for {_name}", hint=_hint)
 _leaf = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)   # a caller's leaf that requires grad
 with _NoJacobian():
-    jacobian(_f, _leaf)
-checks.expect_true(_leaf.grad is None, "jacobian left a .grad on the caller's x, which requires "
-                   "grad. [mc:vjp.caller-grad] Work on a fresh leaf: x.detach().requires_grad_().")
+    per_sample_grads(_f, _leaf)
+checks.expect_true(_leaf.grad is None and _leaf.requires_grad,
+                   "per_sample_grads left a .grad on the caller's w, which requires grad, or "
+                   "switched its requires_grad off. [mc:vjp.caller-grad] Work on a fresh leaf: "
+                   "w.detach().requires_grad_().")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -793,7 +804,7 @@ print("d.grad (retained):", d.grad.item())
 #     a = x * 2
 #     x.mul_(0.5)          # an update, as an optimizer step makes
 # b = a * x
-# c = x.detach() + 1
+# c = x.detach() + b
 # ```
 #
 # what are `a.requires_grad`, `x.requires_grad`, `b.requires_grad` and `c.requires_grad`?
@@ -801,7 +812,7 @@ print("d.grad (retained):", d.grad.item())
 
 # %% solution 02_autograd-quiz-no-grad
 ### BEGIN SOLUTION
-answer_no_grad = (False, True, True, False)
+answer_no_grad = (False, True, True, True)
 ### END SOLUTION
 
 # %% test 02_autograd-quiz-no-grad-test points=1
@@ -815,7 +826,7 @@ with torch.no_grad():
     _a = _x * 2
     _x.mul_(0.5)
 _b = _a * _x
-_c = _x.detach() + 1
+_c = _x.detach() + _b
 for _name, _t, _said, _why in [
         ("a", _a, answer_no_grad[0], "[mc:autograd.no-grad-inherits] Inside no_grad nothing is "
                                      "recorded: a has no grad_fn and does not require grad."),
@@ -823,27 +834,29 @@ for _name, _t, _said, _why in [
                                      "recorded, not the leaf: x still requires grad after the update."),
         ("b", _b, answer_no_grad[2], "[mc:autograd.no-grad-lasts] b is computed after the block, "
                                      "from x, which requires grad: it is recorded."),
-        ("c", _c, answer_no_grad[3], "[mc:autograd.detach-rejoins] x.detach() is cut from the "
-                                     "graph, and nothing else in x.detach() + 1 requires grad.")]:
+        ("c", _c, answer_no_grad[3], "[mc:autograd.detach-cuts-all] x.detach() is cut from the "
+                                     "graph but b is not: c = x.detach() + b has an input that "
+                                     "requires grad, so the addition is recorded.")]:
     checks.expect_true(_said == _t.requires_grad, f"{_name}.requires_grad: {_why}")
 ### END HIDDEN TESTS
 
 # %% wrong 02_autograd-quiz-no-grad
 {
-    (True, True, True, False): "[mc:autograd.no-grad-inherits] Inside no_grad nothing is recorded: "
-                               "a = x * 2 there has no grad_fn and does not require grad, whatever "
-                               "its inputs.",
+    (True, True, True, True): "[mc:autograd.no-grad-inherits] Inside no_grad nothing is recorded: "
+                              "a = x * 2 there has no grad_fn and does not require grad, whatever "
+                              "its inputs.",
     (False, False, False, False): "[mc:autograd.no-grad-switches-off] no_grad changes what is "
                                   "recorded inside the block, not the tensors: x still requires "
                                   "grad after its update, and b = a * x, computed after the "
                                   "block, is recorded.",
     (False, True, False, False): "[mc:autograd.no-grad-lasts] b is computed after the block: one "
                                  "of its inputs, x, requires grad, so the product is recorded.",
-    (False, False, True, False): "[mc:autograd.no-grad-switches-off] An update under no_grad "
-                                 "leaves x a leaf that requires grad (that is how an optimizer "
-                                 "step keeps training possible).",
-    (False, True, True, True): "[mc:autograd.detach-rejoins] x.detach() is cut from the graph, "
-                               "and adding 1 records nothing: c does not require grad.",
+    (False, False, True, True): "[mc:autograd.no-grad-switches-off] An update under no_grad "
+                                "leaves x a leaf that requires grad (that is how an optimizer "
+                                "step keeps training possible).",
+    (False, True, True, False): "[mc:autograd.detach-cuts-all] x.detach() is cut from the graph, "
+                                "but b is not: c = x.detach() + b has an input that requires "
+                                "grad, so the addition is recorded and c requires grad.",
 }
 
 # %% [markdown]
@@ -856,7 +869,7 @@ with torch.no_grad():
     a = x * 2
     x.mul_(0.5)
 b = a * x
-c = x.detach() + 1
+c = x.detach() + b
 for name, t in [("a", a), ("x", x), ("b", b), ("c", c)]:
     print(f"{name}: requires_grad={t.requires_grad!s:5}  grad_fn={t.grad_fn}")
 print("x.detach() shares x's memory:", x.detach().data_ptr() == x.data_ptr())
@@ -1060,67 +1073,92 @@ print("BadSquare passes gradcheck:",
       torch.autograd.gradcheck(BadSquare.apply, (xs,), raise_exception=False))
 
 # %% [markdown]
-# ### Exercise 7: a custom Function for softplus (2 points)
+# ### Exercise 7: a custom Function with two inputs (2 points)
 #
-# *Misconception targeted: backward must multiply by the incoming gradient, and it needs
-# the input that forward saved.*
+# *Misconception targeted: backward returns one gradient per input of forward, each the
+# incoming gradient times the output's derivative with respect to that input.*
 #
-# softplus(x) = log(1 + eˣ), and its derivative is the sigmoid σ(x). Complete
-# `Softplus` so that `Softplus.apply(x)` matches `torch.nn.functional.softplus(x)` and
-# passes `gradcheck`.
+# An activation with a learnable range computes y = s·tanh(x): x is a float64 tensor of
+# any shape and s a one-element tensor of shape `()` that the model learns, so both
+# require grad. Complete `ScaledTanh` so that `ScaledTanh.apply(x, s)` computes y and
+# its backward gives the correct gradients to x and to s; derive both derivatives
+# yourself. The test runs `gradcheck` on both inputs.
 
 # %% solution 02_autograd-function
-class Softplus(torch.autograd.Function):
+class ScaledTanh(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x):
+    def forward(ctx, x, s):
         ### BEGIN SOLUTION
-        ctx.save_for_backward(x)
-        return torch.nn.functional.softplus(x)
+        t = torch.tanh(x)
+        ctx.save_for_backward(t, s)
+        return s * t
         ### END SOLUTION
 
     @staticmethod
     def backward(ctx, grad_out):
         ### BEGIN SOLUTION
-        (x,) = ctx.saved_tensors
-        return grad_out * torch.sigmoid(x)
+        t, s = ctx.saved_tensors
+        grad_x = grad_out * s * (1 - t * t)      # d tanh(x)/dx = 1 - tanh(x)²
+        grad_s = (grad_out * t).sum()            # s multiplies every entry: its adjoints add
+        return grad_x, grad_s
         ### END SOLUTION
 
 # %% test 02_autograd-function-test points=2
-_x = torch.linspace(-3, 3, 7, dtype=torch.float64, requires_grad=True)
+_x = torch.linspace(-2, 3, 7, dtype=torch.float64, requires_grad=True)
+_s = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+_t = torch.tanh(_x.detach())
 _saved_hint = ("[mc:function.save-for-backward] backward found nothing (or the wrong number of "
-               "things) in ctx.saved_tensors: forward must call ctx.save_for_backward(x) on "
+               "things) in ctx.saved_tensors: forward must call ctx.save_for_backward(...) on "
                "what backward unpacks.")
-_hint = "[mc:function.backward] backward returns grad_out times the derivative σ(x)."
-with checks.explain_errors({"": "[mc:function.forward] forward computes log(1 + e^x)."},
-                           "Softplus.apply(x)"):
-    _fwd = Softplus.apply(_x)
-with checks.because("[mc:function.forward] forward must return softplus(x) = log(1 + e^x)."):
-    checks.expect_close(_fwd, torch.nn.functional.softplus(_x), "Softplus forward")
+_arity_hint = ("[mc:function.one-grad-per-input] backward returns one gradient per input of "
+               "forward, in forward's order, each shaped like its input: (one for x, one for s).")
+_none_hint = ("[mc:function.scale-grad] backward returned no gradient for s (None): s requires "
+              "grad, and the model learns it from that gradient.")
+_hint = ("[mc:function.backward] For each input, backward returns grad_out times the "
+         "derivative of y with respect to that input.")
+with checks.explain_errors({"": "[mc:function.forward] forward computes s·tanh(x)."},
+                           "ScaledTanh.apply(x, s)"):
+    _fwd = ScaledTanh.apply(_x, _s)
+with checks.because("[mc:function.forward] forward must return s·tanh(x)."):
+    checks.expect_close(_fwd, 1.5 * _t, "ScaledTanh forward")
 _up = torch.full((7,), 2.0, dtype=torch.float64)
-with checks.explain_errors({"unpack": _saved_hint, "saved": _saved_hint, "": _hint},
-                           "Softplus's backward"):
-    (_g,) = torch.autograd.grad(Softplus.apply(_x), _x, _up)
-    (_g1,) = torch.autograd.grad(Softplus.apply(_x), _x, torch.ones(7, dtype=torch.float64))
-_sp = torch.nn.functional.softplus(_x.detach())
-checks.reject_close(_g, {
-    _g1: "[mc:function.ignores-grad-out] backward ignores grad_out: by the chain rule it must "
-         "multiply the local derivative by the incoming gradient.",
-    2 * torch.sigmoid(_sp): "[mc:function.saved-output] backward applied the sigmoid to the "
-                            "OUTPUT softplus(x): the derivative is σ of the INPUT x, so save x "
-                            "(or, from the output y, use 1 - exp(-y)).",
-    2 * torch.exp(_x.detach()): "[mc:function.wrong-derivative] e^x is the derivative of "
-                                "1 + e^x, not of log(1 + e^x): that is σ(x) = e^x / (1 + e^x)."},
-    "the gradient for an upstream gradient of 2")
-checks.expect_true(torch.autograd.gradcheck(Softplus.apply, (_x,), raise_exception=False),
+with checks.explain_errors({"unpack": _saved_hint, "saved": _saved_hint,
+                            "number of gradients": _arity_hint, "invalid gradient": _arity_hint,
+                            "not have been used": _none_hint, "": _hint},
+                           "ScaledTanh's backward"):
+    _gx, _gs = torch.autograd.grad(ScaledTanh.apply(_x, _s), (_x, _s), _up)
+    _gx1, _gs1 = torch.autograd.grad(ScaledTanh.apply(_x, _s), (_x, _s),
+                                     torch.ones(7, dtype=torch.float64))
+checks.reject_close(_gx, {
+    _gx1: "[mc:function.ignores-grad-out] x's gradient ignores grad_out: by the chain rule it "
+          "must multiply the local derivative by the incoming gradient.",
+    2 * (1 - _t ** 2): "[mc:function.scale-factor] x's gradient misses the factor s: "
+                       "y = s·tanh(x), so dy/dx carries s.",
+    2 * 1.5 * (1 - _t): "[mc:function.wrong-derivative] d tanh(x)/dx is 1 - tanh(x)², not "
+                        "1 - tanh(x).",
+    2 * 1.5 * (1 - _x.detach() ** 2): "[mc:function.wrong-derivative] d tanh(x)/dx is "
+                                      "1 - tanh(x)², not 1 - x²."},
+    "x's gradient for an upstream gradient of 2")
+checks.reject_close(_gs, {
+    _gs1: "[mc:function.ignores-grad-out] s's gradient ignores grad_out: by the chain rule it "
+          "must multiply the local derivative by the incoming gradient.",
+    (2 * _t).mean(): "[mc:function.scale-grad] s's gradient is the MEAN over the entries: s "
+                     "multiplies every entry of tanh(x), so like any value used many times its "
+                     "adjoints add up (a sum)."},
+    "s's gradient for an upstream gradient of 2")
+checks.expect_true(torch.autograd.gradcheck(ScaledTanh.apply, (_x, _s), raise_exception=False),
                    "gradcheck failed: backward disagrees with finite differences. "
-                   "[mc:function.wrong-derivative] The derivative of log(1 + e^x) is the "
-                   "sigmoid σ(x), times grad_out.")
+                   "[mc:function.wrong-derivative] Check each input's derivative of s·tanh(x).")
 ### BEGIN HIDDEN TESTS
-checks.expect_close(_g, 2 * torch.sigmoid(_x.detach()), "Softplus backward", hint=_hint)
-checks.expect_true(torch.autograd.gradcheck(
-    Softplus.apply, (torch.randn(3, 2, dtype=torch.float64, requires_grad=True),), raise_exception=False),
-    "gradcheck failed on a random 3×2 input. [mc:function.wrong-derivative] backward must be "
-    "grad_out * σ(x) elementwise, for any shape.")
+checks.expect_close(_gx, 2 * 1.5 * (1 - _t ** 2), "x's gradient", hint=_hint)
+checks.expect_close(_gs, (2 * _t).sum(), "s's gradient", hint=_hint)
+_x2 = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
+_s2 = torch.tensor(-0.7, dtype=torch.float64, requires_grad=True)
+with checks.explain_errors({"": _hint}, "gradcheck of ScaledTanh on a 3×2 x and s = -0.7"):
+    _passed = torch.autograd.gradcheck(ScaledTanh.apply, (_x2, _s2), raise_exception=False)
+checks.expect_true(_passed, "gradcheck failed on a random 3×2 x with s = -0.7. "
+                   "[mc:function.wrong-derivative] Each gradient must hold for any shape of x "
+                   "and any sign of s.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1153,99 +1191,109 @@ for name, by_hand, auto in [("dW = dyᵀh", dy.T @ h_in.detach(), W_lin.grad),
     print(f"{name:10} shape {tuple(by_hand.shape)}  matches autograd: {torch.allclose(by_hand, auto)}")
 
 # %% [markdown]
-# ### Exercise 8: backward of a two-layer MLP by hand (3 points)
+# ### Exercise 8: backward of a network that uses one weight twice (3 points)
 #
-# *Misconception targeted: forgetting the ReLU's mask, the mean's 1/M or its factor 2, or
-# the transpose in a weight gradient.*
+# *Misconception targeted: giving a weight used in two places the gradient of one use
+# only, or the same transpose in both uses; forgetting the ReLU's mask, or the mean's 1/M
+# and factor 2.*
 #
-# For z = x W1ᵀ + b1, h = relu(z), y = h W2ᵀ + b2 and loss = mean((y − t)²) over all
-# N·K elements, complete `mlp_grads(x, t, W1, b1, W2, b2)` returning `(dW1, db1, dW2, db2)`
-# computed with tensor algebra only (the test calls it under `torch.no_grad()`). Shapes:
-# x (N, D), W1 (H, D), b1 (H,), W2 (K, H), b2 (K,), t (N, K). Apply the Linear rules above
-# twice, with the ReLU mask in between.
+# A tied autoencoder compresses each row of x into H numbers and rebuilds it from them
+# with the **same** matrix W, read the other way round:
+# z = x Wᵀ + b1, h = relu(z), y = h W + b2, and loss = mean((y − x)²) over all N·D
+# elements. Shapes: x (N, D), W (H, D), b1 (H,), b2 (D,). Complete
+# `tied_grads(x, W, b1, b2)` returning `(dW, db1, db2)`, the gradients of the loss,
+# computed with tensor algebra only (the test calls it under `torch.no_grad()`).
 
 # %% solution 02_autograd-mlp-backward
-def mlp_grads(x, t, W1, b1, W2, b2):
-    z = x @ W1.T + b1
+def tied_grads(x, W, b1, b2):
+    z = x @ W.T + b1
     h = torch.relu(z)
-    y = h @ W2.T + b2
+    y = h @ W + b2
     ### BEGIN SOLUTION
-    dy = 2 * (y - t) / y.numel()
-    dW2 = dy.T @ h
+    dy = 2 * (y - x) / y.numel()
     db2 = dy.sum(0)
-    dh = dy @ W2
-    dz = dh * (z > 0)
-    dW1 = dz.T @ x
+    dW_decoder = h.T @ dy                 # y = h W: W plays Wᵀ's part of the Linear rule
+    dz = (dy @ W.T) * (z > 0)
+    dW_encoder = dz.T @ x
     db1 = dz.sum(0)
+    dW = dW_encoder + dW_decoder          # W fans out: the two uses' gradients add
     ### END SOLUTION
-    return dW1, db1, dW2, db2
+    return dW, db1, db2
 
 # %% test 02_autograd-mlp-backward-test points=3
-def _mlp_case(seed):
+def _tied_case(seed, n=6, d=4, hidden=3):
     gen = torch.Generator().manual_seed(seed)
-    shapes = [(6, 4), (6, 3), (5, 4), (5,), (3, 5), (3,)]
-    x, t, W1, b1, W2, b2 = (torch.randn(s, generator=gen, dtype=torch.float64) for s in shapes)
-    return x, t, W1, b1, W2, b2
+    shapes = [(n, d), (hidden, d), (hidden,), (d,)]
+    return tuple(torch.randn(s, generator=gen, dtype=torch.float64) for s in shapes)
 
 
-_x, _t, _W1, _b1, _W2, _b2 = _mlp_case(1)
-_hint = ("[mc:mlp.linear-rules] Each Linear gives dW = dyᵀh and db = dy.sum(0) and passes "
-         "dh = dy W back; the ReLU multiplies by (z > 0); the loss gives dy = 2(y - t)/(N·K).")
-with torch.no_grad(), checks.explain_errors({"": _hint}, "mlp_grads(...)"):
-    _mine = mlp_grads(_x, _t, _W1, _b1, _W2, _b2)
+def _tied_reference(x, W, b1, b2):
+    params = [p.clone().requires_grad_() for p in (W, b1, b2)]
+    y = torch.relu(x @ params[0].T + params[1]) @ params[0] + params[2]
+    return torch.autograd.grad(((y - x) ** 2).mean(), params)
+
+
+_x, _W, _b1, _b2 = _tied_case(1)
+_hint = ("[mc:mlp.linear-rules] Work back from dy = 2(y - x)/(N·D): each use of W is a Linear "
+         "layer whose rule you can read off its shapes, the ReLU multiplies by (z > 0), and "
+         "where W is used twice the two gradients add.")
+_transposed = ("[mc:mlp.weight-grad-transpose] Shapes do not fit: y = h W uses W the other way "
+               "round from z = x Wᵀ + b1, so its rule is transposed too. Write each tensor's "
+               "shape beside it.")
+with torch.no_grad(), checks.explain_errors({"shapes cannot be multiplied": _transposed,
+                                             "must match the size": _transposed, "": _hint},
+                                            "tied_grads(x, W, b1, b2) with N = 6, D = 4, H = 3"):
+    _mine = tied_grads(_x, _W, _b1, _b2)
 with checks.because(_hint):
-    checks.expect_type(_mine, (tuple, list), "mlp_grads(...)")
-    checks.expect_equal(len(_mine), 4, "the number of returned gradients")
-_shape_why = {"dW1": "[mc:mlp.weight-grad-transpose] A gradient has its parameter's shape: "
-                     "dW = dyᵀ h (output dim first), not hᵀ dy.",
-              "dW2": "[mc:mlp.weight-grad-transpose] A gradient has its parameter's shape: "
-                     "dW = dyᵀ h (output dim first), not hᵀ dy.",
-              "db1": "[mc:mlp.bias-sum] A bias is added to every row, so its gradient sums dy "
-                     "over the batch: db = dy.sum(0).",
-              "db2": "[mc:mlp.bias-sum] A bias is added to every row, so its gradient sums dy "
-                     "over the batch: db = dy.sum(0)."}
-for _name, _g, _p in zip(("dW1", "db1", "dW2", "db2"), _mine, (_W1, _b1, _W2, _b2)):
+    checks.expect_type(_mine, (tuple, list), "tied_grads(...)")
+    checks.expect_equal(len(_mine), 3, "the number of returned gradients")
+_shape_why = {"dW": "[mc:mlp.weight-grad-transpose] A gradient has its parameter's shape, "
+                    "(H, D) for W: check which way round each use of W multiplies.",
+              "db1": "[mc:mlp.bias-sum] A bias is added to every row, so its gradient sums the "
+                     "adjoint over the batch.",
+              "db2": "[mc:mlp.bias-sum] A bias is added to every row, so its gradient sums the "
+                     "adjoint over the batch."}
+for _name, _g, _p in zip(("dW", "db1", "db2"), _mine, (_W, _b1, _b2)):
     with checks.because(_shape_why[_name]):
         checks.expect_shape(_g, tuple(_p.shape), _name)
-_params = [p.clone().requires_grad_() for p in (_W1, _b1, _W2, _b2)]
-_z = _x @ _params[0].T + _params[1]
-_loss = ((torch.relu(_z) @ _params[2].T + _params[3] - _t) ** 2).mean()
-_ref = torch.autograd.grad(_loss, _params)
-_dy = (2 * (torch.relu(_z) @ _W2.T + _b2 - _t) / _t.numel()).detach()
-_dz_nomask = _dy @ _W2
+_ref = _tied_reference(_x, _W, _b1, _b2)
+_z = _x @ _W.T + _b1
+_dy = 2 * (torch.relu(_z) @ _W + _b2 - _x) / _x.numel()
+_dW_dec = torch.relu(_z).T @ _dy
+_dW_enc = ((_dy @ _W.T) * (_z > 0)).T @ _x
 checks.reject_close(_mine[0], {
-    _dz_nomask.T @ _x: "[mc:mlp.relu-mask] dW1 ignores the ReLU: multiply the adjoint by its "
-                       "derivative, the mask (z > 0).",
-    _ref[0] * _t.numel(): "[mc:mlp.mean-factor] dW1 is N·K times too large: the loss is a mean "
-                          "over all elements, so dy carries 1/(N·K).",
-    _ref[0] * _t.shape[1]: "[mc:mlp.mean-factor] dW1 is K times too large: the loss is a mean "
-                           "over all N·K elements, not N.",
-    _ref[0] * _t.shape[0]: "[mc:mlp.mean-factor] dW1 is N times too large: the loss is a mean "
-                           "over all N·K elements, not K.",
-    _ref[0] / 2: "[mc:mlp.missing-factor-2] dW1 is half the true gradient: the derivative of "
-                 "(y - t)² is 2(y - t).",
-}, "dW1")
-checks.reject_close(_mine[2], {
-    _ref[2] / 2: "[mc:mlp.missing-factor-2] dW2 is half the true gradient: the derivative of "
-                 "(y - t)² is 2(y - t).",
-    _ref[2] * _t.numel(): "[mc:mlp.mean-factor] dW2 is N·K times too large: the loss is a mean "
-                          "over all elements, so dy carries 1/(N·K)."}, "dW2")
-for _name, _k in (("db1", 1), ("db2", 3)):
+    _dW_enc: "[mc:mlp.tied-one-path] dW holds only the encoder's use of W (z = x Wᵀ + b1): W is "
+             "used twice, and the decoder's use (y = h W) adds its own gradient.",
+    _dW_dec: "[mc:mlp.tied-one-path] dW holds only the decoder's use of W (y = h W): W is used "
+             "twice, and the encoder's use (z = x Wᵀ + b1) adds its own gradient.",
+    _dW_dec + ((_dy @ _W.T).T @ _x): "[mc:mlp.relu-mask] The encoder's share of dW ignores the "
+                                     "ReLU: multiply the adjoint by its derivative, the mask "
+                                     "(z > 0).",
+    _ref[0] * _x.numel(): "[mc:mlp.mean-factor] dW is N·D times too large: the loss is a mean "
+                          "over all elements, so dy carries 1/(N·D).",
+    _ref[0] * _x.shape[1]: "[mc:mlp.mean-factor] dW is D times too large: the loss is a mean "
+                           "over all N·D elements, not over the N rows.",
+    _ref[0] * _x.shape[0]: "[mc:mlp.mean-factor] dW is N times too large: the loss is a mean "
+                           "over all N·D elements, not over the D columns.",
+    _ref[0] / 2: "[mc:mlp.missing-factor-2] dW is half the true gradient: the derivative of "
+                 "(y - x)² is 2(y - x).",
+}, "dW")
+for _name, _k in (("db1", 1), ("db2", 2)):
     checks.reject_close(_mine[_k], {
-        _ref[_k] / _t.shape[0]: f"[mc:mlp.bias-sum] {_name} is the batch MEAN of the adjoint: the "
-                                "bias is added to every row, so its gradient is the sum over "
-                                "the batch."}, _name)
+        _ref[_k] / _x.shape[0]: f"[mc:mlp.bias-sum] {_name} is the batch MEAN of the adjoint: "
+                                "the bias is added to every row, so its gradient is the sum "
+                                "over the batch."}, _name)
 ### BEGIN HIDDEN TESTS
-for _name, _g, _r in zip(("dW1", "db1", "dW2", "db2"), _mine, _ref):
+for _name, _g, _r in zip(("dW", "db1", "db2"), _mine, _ref):
     checks.expect_close(_g, _r, _name, rtol=1e-6, atol=1e-9, hint=_hint)
-_case = _mlp_case(7)
-with torch.no_grad():
-    _mine7 = mlp_grads(*_case)
-_p7 = [p.clone().requires_grad_() for p in _case[2:]]
-_l7 = ((torch.relu(_case[0] @ _p7[0].T + _p7[1]) @ _p7[2].T + _p7[3] - _case[1]) ** 2).mean()
-for _name, _g, _r in zip(("dW1", "db1", "dW2", "db2"), _mine7, torch.autograd.grad(_l7, _p7)):
-    with checks.because(_hint):
-        checks.expect_close(_g, _r, _name, rtol=1e-6, atol=1e-9, hint=_hint)
+for _seed, _sizes in ((7, (5, 3, 6)), (11, (1, 2, 2))):   # H > D; one row, H = D
+    _case = _tied_case(_seed, *_sizes)
+    _what = f"tied_grads with (N, D, H) = {_sizes}"
+    with torch.no_grad(), checks.explain_errors({"": _hint}, _what):
+        _mine_k = tied_grads(*_case)
+    for _name, _g, _r in zip(("dW", "db1", "db2"), _mine_k, _tied_reference(*_case)):
+        with checks.because(_hint):
+            checks.expect_close(_g, _r, f"{_name} of {_what}", rtol=1e-6, atol=1e-9, hint=_hint)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1321,8 +1369,9 @@ print("h.grad with retain_grad:", h.grad.item())
 # - `no_grad` records nothing inside its block and changes no tensor's flags; `detach`
 #   cuts a tensor from the graph; `.data` hides changes from autograd and can give silently
 #   wrong gradients.
-# - In-place edits of leaves or saved tensors raise errors: update under `no_grad`,
-#   or compute out of place.
+# - An in-place edit of a leaf that requires grad raises at once (outside `no_grad`); an
+#   in-place edit of a tensor saved for backward raises when backward runs. Update
+#   parameters under `no_grad`, or compute out of place.
 # - A Linear layer's backward is dW = dyᵀh, db = Σdy, dh = dy W; a custom `Function`
 #   defines forward and backward, and `gradcheck` tests it at sample points.
 #

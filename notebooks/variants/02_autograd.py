@@ -4,24 +4,27 @@ WRONG entries are (code, a phrase the test output must contain, the misconceptio
 message carries). Every wrong-answer class the issue-10 review found is one entry here.
 """
 
-# A correct forward and the start of backward; some wrong variants differ in the last line.
-SOFTPLUS_UP_TO_BACKWARD = (
-    "class Softplus(torch.autograd.Function):\n"
+# A correct forward and the start of backward; most wrong variants differ in the last line.
+TANH_UP_TO_BACKWARD = (
+    "class ScaledTanh(torch.autograd.Function):\n"
     "    @staticmethod\n"
-    "    def forward(ctx, x):\n"
-    "        ctx.save_for_backward(x)\n"
-    "        return torch.log1p(torch.exp(x))\n\n"
+    "    def forward(ctx, x, s):\n"
+    "        t = torch.tanh(x)\n"
+    "        ctx.save_for_backward(x, t, s)\n"
+    "        return s * t\n\n"
     "    @staticmethod\n"
     "    def backward(ctx, grad_out):\n"
-    "        (x,) = ctx.saved_tensors\n"
+    "        x, t, s = ctx.saved_tensors\n"
 )
 
-MLP_FORWARD = (
-    "def mlp_grads(x, t, W1, b1, W2, b2):\n"
-    "    z = x @ W1.T + b1\n"
+TIED_FORWARD = (
+    "def tied_grads(x, W, b1, b2):\n"
+    "    z = x @ W.T + b1\n"
     "    h = torch.relu(z)\n"
-    "    y = h @ W2.T + b2\n"
+    "    y = h @ W + b2\n"
 )
+TIED_RETURN = "    return dz.T @ x + h.T @ dy, dz.sum(0), dy.sum(0)\n"
+MASKED = "    dz = (dy @ W.T) * (z > 0)\n"
 
 WALK_FRAME = (
     "def walk_grads(output, leaves):\n"
@@ -44,14 +47,17 @@ _ALL = ("        for (child, _), g in zip(node.next_functions, adjoints):\n"
         "            if child is not None and g is not None:\n"
         "                visit(child, g)\n\n")
 
-ONE_HOT_ROWS = (            # the loop over J's rows; the variants differ before and inside it
+ONE_HOT_ROWS = (            # the loop over the samples; the variants differ before and inside it
     "    rows = []\n"
-    "    for i in range(y.numel()):\n"
-    "        v = torch.zeros_like(y)\n"
-    "        v[i] = 1.0\n"
+    "    for n in range(losses.numel()):\n"
+    "        v = torch.zeros_like(losses)\n"
+    "        v[n] = 1.0\n"
 )
-RETAINED_ROW = "        rows.append(torch.autograd.grad(y, x, grad_outputs=v, retain_graph=True)[0])\n"
-JACOBIAN_ROWS = "def jacobian(f, x):\n    x = x.detach().requires_grad_(True)\n    y = f(x)\n" + ONE_HOT_ROWS
+RETAINED_ROW = ("        rows.append(torch.autograd.grad(losses, w, grad_outputs=v, "
+                "retain_graph=True)[0])\n")
+PER_SAMPLE = "def per_sample_grads(loss_fn, w):\n"
+SAMPLE_ROWS = (PER_SAMPLE + "    w = w.detach().requires_grad_(True)\n    losses = loss_fn(w)\n"
+               + ONE_HOT_ROWS)
 SET_ASIDE = (                # the caller's .grad set aside and put back; {loss}: one chunk's loss
     "def full_batch_grad(w, X, Y, chunk):\n"
     "    saved, w.grad = w.grad, None\n"
@@ -87,15 +93,15 @@ WRONG = {
         ("answer_accumulated = 16.0", "Three backwards each add", "autograd.grad-overwrites"),
     ],
     "02_autograd-quiz-no-grad": [
-        ("answer_no_grad = (True, True, True, False)", "nothing is recorded",
+        ("answer_no_grad = (True, True, True, True)", "nothing is recorded",
          "autograd.no-grad-inherits"),
         ("answer_no_grad = (False, False, False, False)", "x still requires grad",
          "autograd.no-grad-switches-off"),
         ("answer_no_grad = (False, True, False, False)", "computed after the block",
          "autograd.no-grad-lasts"),
-        ("answer_no_grad = (False, True, True, True)", "adding 1 records nothing",
-         "autograd.detach-rejoins"),
-        ("answer_no_grad = (True, False, True, False)", "a has no grad_fn",   # hidden tests
+        ("answer_no_grad = (False, True, True, False)", "the addition is recorded",
+         "autograd.detach-cuts-all"),
+        ("answer_no_grad = (True, False, True, True)", "a has no grad_fn",   # hidden tests
          "autograd.no-grad-inherits"),
         ("answer_no_grad = False", "should be a tuple", None),
     ],
@@ -121,30 +127,31 @@ WRONG = {
         ("fanout_grad = torch.tensor(8.0)", "should be a number", None),
     ],
     "02_autograd-vjp": [
-        ("def jacobian(f, x):\n"
-         "    x = x.detach().requires_grad_(True)\n"
-         "    y = f(x)\n"
-         "    row = torch.autograd.grad(y.sum(), x)[0]\n"
-         "    return torch.stack([row] * y.numel())\n", "gradient of y.sum()", "vjp.sum-is-vjp"),
-        (JACOBIAN_ROWS +
-         "        rows.append(torch.autograd.grad(y, x, grad_outputs=v)[0])\n"
+        (PER_SAMPLE +
+         "    w = w.detach().requires_grad_(True)\n"
+         "    losses = loss_fn(w)\n"
+         "    row = torch.autograd.grad(losses.sum(), w)[0]\n"
+         "    return torch.stack([row] * losses.numel())\n", "gradient of the summed loss",
+         "vjp.sum-is-vjp"),
+        (SAMPLE_ROWS +
+         "        rows.append(torch.autograd.grad(losses, w, grad_outputs=v)[0])\n"
          "    return torch.stack(rows)\n", "retain_graph=True", "vjp.retain-graph"),
-        ("def jacobian(f, x):\n"
-         "    x = x.detach().requires_grad_(True)\n"
-         "    y = f(x)\n"
+        (PER_SAMPLE +
+         "    w = w.detach().requires_grad_(True)\n"
+         "    losses = loss_fn(w)\n"
          "    rows = []\n"
-         "    for i in range(y.numel()):\n"
-         "        y[i].backward(retain_graph=True)\n"
-         "        rows.append(x.grad.clone())\n"
+         "    for n in range(losses.numel()):\n"
+         "        losses[n].backward(retain_graph=True)\n"
+         "        rows.append(w.grad.clone())\n"
          "    return torch.stack(rows)\n", "sum of rows 0", "vjp.rows-accumulate"),
-        (JACOBIAN_ROWS + RETAINED_ROW +
-         "    return torch.stack(rows, dim=1)\n", "one ROW per output", "vjp.rows-are-outputs"),
-        ("def jacobian(f, x):\n"
-         "    return torch.autograd.functional.jacobian(f, x)\n", "library Jacobian",
+        (SAMPLE_ROWS + RETAINED_ROW +
+         "    return torch.stack(rows, dim=1)\n", "one ROW per sample", "vjp.rows-are-outputs"),
+        (PER_SAMPLE +
+         "    return torch.autograd.functional.jacobian(loss_fn, w)\n", "Build the rows yourself",
          "vjp.full-jacobian"),
-        ("def jacobian(f, x):\n    x.requires_grad_(True)\n    y = f(x)\n" + ONE_HOT_ROWS +
-         RETAINED_ROW + "    return torch.stack(rows)\n", "caller's x", "vjp.caller-grad"),
-        ("def jacobian(f, x):\n    y = f(x)\n" + ONE_HOT_ROWS +
+        (PER_SAMPLE + "    w.requires_grad_(True)\n    losses = loss_fn(w)\n" + ONE_HOT_ROWS +
+         RETAINED_ROW + "    return torch.stack(rows)\n", "caller's w", "vjp.caller-grad"),
+        (PER_SAMPLE + "    losses = loss_fn(w)\n" + ONE_HOT_ROWS +
          RETAINED_ROW + "    return torch.stack(rows)\n", "fresh leaf", "vjp.leaf"),
     ],
     "02_autograd-accumulate": [
@@ -207,63 +214,63 @@ WRONG = {
          "    return x + (rounded - x)\n", "cancels x", "ste.round-flat"),
     ],
     "02_autograd-function": [
-        (SOFTPLUS_UP_TO_BACKWARD + "        return torch.sigmoid(x)\n",
+        (TANH_UP_TO_BACKWARD + "        return s * (1 - t * t), t.sum()\n",
          "ignores grad_out", "function.ignores-grad-out"),
-        (SOFTPLUS_UP_TO_BACKWARD + "        return grad_out * torch.exp(x)\n",
-         "not of log(1 + e^x)", "function.wrong-derivative"),
-        ("class Softplus(torch.autograd.Function):\n"
+        (TANH_UP_TO_BACKWARD + "        return grad_out * s * (1 - t * t), t.sum()\n",
+         "s's gradient ignores grad_out", "function.ignores-grad-out"),
+        (TANH_UP_TO_BACKWARD + "        return grad_out * (1 - t * t), (grad_out * t).sum()\n",
+         "misses the factor s", "function.scale-factor"),
+        (TANH_UP_TO_BACKWARD + "        return grad_out * s * (1 - t), (grad_out * t).sum()\n",
+         "not 1 - tanh(x).", "function.wrong-derivative"),
+        (TANH_UP_TO_BACKWARD + "        return grad_out * s * (1 - x * x), (grad_out * t).sum()\n",
+         "not 1 - x²", "function.wrong-derivative"),
+        (TANH_UP_TO_BACKWARD + "        return grad_out * s * (1 - t * t)\n",
+         "one gradient per input", "function.one-grad-per-input"),
+        (TANH_UP_TO_BACKWARD + "        return grad_out * s * (1 - t * t), None\n",
+         "no gradient for s", "function.scale-grad"),
+        (TANH_UP_TO_BACKWARD + "        return grad_out * s * (1 - t * t), (grad_out * t).mean()\n",
+         "the MEAN", "function.scale-grad"),
+        # the order of forward's inputs swapped
+        (TANH_UP_TO_BACKWARD + "        return (grad_out * t).sum(), grad_out * s * (1 - t * t)\n",
+         "in forward's order", "function.one-grad-per-input"),
+        ("class ScaledTanh(torch.autograd.Function):\n"
          "    @staticmethod\n"
-         "    def forward(ctx, x):\n"
-         "        return torch.nn.functional.softplus(x)\n\n"
+         "    def forward(ctx, x, s):\n"
+         "        return s * torch.tanh(x)\n\n"
          "    @staticmethod\n"
          "    def backward(ctx, grad_out):\n"
-         "        (x,) = ctx.saved_tensors\n"
-         "        return grad_out * torch.sigmoid(x)\n",
-         "ctx.save_for_backward(x)", "function.save-for-backward"),
-        ("class Softplus(torch.autograd.Function):\n"
-         "    @staticmethod\n"
-         "    def forward(ctx, x):\n"
-         "        y = torch.nn.functional.softplus(x)\n"
-         "        ctx.save_for_backward(y)\n"
-         "        return y\n\n"
-         "    @staticmethod\n"
-         "    def backward(ctx, grad_out):\n"
-         "        (y,) = ctx.saved_tensors\n"
-         "        return grad_out * torch.sigmoid(y)\n",
-         "the OUTPUT softplus(x)", "function.saved-output"),
+         "        x, s = ctx.saved_tensors\n"
+         "        t = torch.tanh(x)\n"
+         "        return grad_out * s * (1 - t * t), (grad_out * t).sum()\n",
+         "ctx.save_for_backward(", "function.save-for-backward"),
     ],
     "02_autograd-mlp-backward": [
-        (MLP_FORWARD +
-         "    dy = 2 * (y - t) / y.numel()\n"
-         "    dh = dy @ W2\n"
-         "    return dh.T @ x, dh.sum(0), dy.T @ h, dy.sum(0)\n",
-         "ignores the ReLU", "mlp.relu-mask"),
-        (MLP_FORWARD +
-         "    dy = 2 * (y - t) / len(x)\n"
-         "    dz = (dy @ W2) * (z > 0)\n"
-         "    return dz.T @ x, dz.sum(0), dy.T @ h, dy.sum(0)\n",
-         "K times too large", "mlp.mean-factor"),
-        (MLP_FORWARD +
-         "    dy = 2 * (y - t) / y.numel()\n"
-         "    dz = (dy @ W2) * (z > 0)\n"
-         "    return x.T @ dz, dz.sum(0), dy.T @ h, dy.sum(0)\n",
-         "dW = dyᵀ h", "mlp.weight-grad-transpose"),
-        (MLP_FORWARD +
-         "    dy = (y - t) / y.numel()\n"
-         "    dz = (dy @ W2) * (z > 0)\n"
-         "    return dz.T @ x, dz.sum(0), dy.T @ h, dy.sum(0)\n",
-         "is 2(y - t)", "mlp.missing-factor-2"),
-        # divided by K, the outputs per row: a mean over N·K needs N as well
-        (MLP_FORWARD +
-         "    dy = 2 * (y - t) / t.shape[1]\n"
-         "    dz = (dy @ W2) * (z > 0)\n"
-         "    return dz.T @ x, dz.sum(0), dy.T @ h, dy.sum(0)\n",
+        (TIED_FORWARD + "    dy = 2 * (y - x) / y.numel()\n" + MASKED +
+         "    return dz.T @ x, dz.sum(0), dy.sum(0)\n",
+         "only the encoder's use", "mlp.tied-one-path"),
+        (TIED_FORWARD + "    dy = 2 * (y - x) / y.numel()\n" + MASKED +
+         "    return h.T @ dy, dz.sum(0), dy.sum(0)\n",
+         "only the decoder's use", "mlp.tied-one-path"),
+        (TIED_FORWARD + "    dy = 2 * (y - x) / y.numel()\n"
+         "    dz = dy @ W.T\n" + TIED_RETURN, "ignores the ReLU", "mlp.relu-mask"),
+        (TIED_FORWARD + "    dy = 2 * (y - x) / len(x)\n" + MASKED + TIED_RETURN,
+         "D times too large", "mlp.mean-factor"),
+        # divided by D, the entries per row: a mean over N·D needs N as well
+        (TIED_FORWARD + "    dy = 2 * (y - x) / x.shape[1]\n" + MASKED + TIED_RETURN,
          "N times too large", "mlp.mean-factor"),
+        (TIED_FORWARD + "    dy = (y - x) / y.numel()\n" + MASKED + TIED_RETURN,
+         "is 2(y - x)", "mlp.missing-factor-2"),
+        # the encoder's rule copied for the decoder: dh = dy W does not fit (N, D) @ (H, D)
+        (TIED_FORWARD + "    dy = 2 * (y - x) / y.numel()\n"
+         "    dz = (dy @ W) * (z > 0)\n" + TIED_RETURN,
+         "the other way round", "mlp.weight-grad-transpose"),
+        # the decoder's share with the encoder's rule dyᵀh: (D, H), not W's (H, D)
+        (TIED_FORWARD + "    dy = 2 * (y - x) / y.numel()\n" + MASKED +
+         "    return dz.T @ x + dy.T @ h, dz.sum(0), dy.sum(0)\n",
+         "the other way round", "mlp.weight-grad-transpose"),
         # a bias gradient averaged over the batch
-        (MLP_FORWARD +
-         "    dy = 2 * (y - t) / y.numel()\n"
-         "    dz = (dy @ W2) * (z > 0)\n"
-         "    return dz.T @ x, dz.mean(0), dy.T @ h, dy.mean(0)\n",
+        (TIED_FORWARD + "    dy = 2 * (y - x) / y.numel()\n" + MASKED +
+         "    return dz.T @ x + h.T @ dy, dz.mean(0), dy.mean(0)\n",
          "batch MEAN of the adjoint", "mlp.bias-sum"),
     ],
 }
@@ -290,14 +297,14 @@ ALTERNATIVE = {
         "                     if g is not None)\n"
         "    return [totals[id(leaf)] for leaf in leaves]\n"),
     "02_autograd-fanout": "fanout_grad = 8",
-    "02_autograd-quiz-no-grad": "answer_no_grad = [False, True, True, False]",
-    "02_autograd-vjp": (
-        "def jacobian(f, x):\n"
+    "02_autograd-quiz-no-grad": "answer_no_grad = [False, True, True, True]",
+    "02_autograd-vjp": (          # one fresh graph per sample, backward with an identity row
+        "def per_sample_grads(loss_fn, w):\n"
         "    rows = []\n"
-        "    for i in range(f(x).numel()):\n"
-        "        leaf = x.detach().clone().requires_grad_()\n"
-        "        y = f(leaf)\n"
-        "        y.backward(gradient=torch.eye(y.numel(), dtype=y.dtype)[i])\n"
+        "    for n in range(loss_fn(w).numel()):\n"
+        "        leaf = w.detach().clone().requires_grad_()\n"
+        "        losses = loss_fn(leaf)\n"
+        "        losses.backward(gradient=torch.eye(losses.numel(), dtype=losses.dtype)[n])\n"
         "        rows.append(leaf.grad)\n"
         "    return torch.stack(rows)\n"),
     "02_autograd-accumulate": (
@@ -313,25 +320,23 @@ ALTERNATIVE = {
     "02_autograd-ste": (
         "def ste_round(x):\n"
         "    return x - x.detach() + torch.round(x.detach())\n"),
-    "02_autograd-function": (
-        "class Softplus(torch.autograd.Function):\n"
+    "02_autograd-function": (        # saves x, recomputes tanh, 1/cosh², s's gradient by a dot
+        "class ScaledTanh(torch.autograd.Function):\n"
         "    @staticmethod\n"
-        "    def forward(ctx, x):\n"
-        "        y = torch.nn.functional.softplus(x)\n"
-        "        ctx.save_for_backward(y)\n"
-        "        return y\n\n"
+        "    def forward(ctx, x, s):\n"
+        "        ctx.save_for_backward(x, s)\n"
+        "        return torch.tanh(x) * s\n\n"
         "    @staticmethod\n"
         "    def backward(ctx, grad_out):\n"
-        "        (y,) = ctx.saved_tensors\n"
-        "        return grad_out * (1 - torch.exp(-y))\n"),
-    "02_autograd-mlp-backward": (
-        "def mlp_grads(x, t, W1, b1, W2, b2):\n"
-        "    N, K = t.shape\n"
-        "    z = torch.addmm(b1, x, W1.t())\n"
+        "        x, s = ctx.saved_tensors\n"
+        "        return (grad_out * s / torch.cosh(x) ** 2,\n"
+        "                torch.dot(grad_out.flatten(), torch.tanh(x).flatten()))\n"),
+    "02_autograd-mlp-backward": (         # both uses of W summed by einsum, mask by where
+        "def tied_grads(x, W, b1, b2):\n"
+        "    z = torch.addmm(b1, x, W.t())\n"
         "    h = z.clamp(min=0)\n"
-        "    err = torch.addmm(b2, h, W2.t()) - t\n"
-        "    g = err * (2.0 / (N * K))\n"
-        "    gz = torch.where(z > 0, g @ W2, torch.zeros_like(z))\n"
-        "    return (torch.einsum('nh,nd->hd', gz, x), gz.sum(dim=0),\n"
-        "            torch.einsum('nk,nh->kh', g, h), g.sum(dim=0))\n"),
+        "    g = (torch.addmm(b2, h, W) - x) * (2.0 / x.numel())\n"
+        "    gz = torch.where(z > 0, g @ W.t(), torch.zeros_like(z))\n"
+        "    dW = torch.einsum('nh,nd->hd', gz, x) + torch.einsum('nh,nd->hd', h, g)\n"
+        "    return dW, gz.sum(dim=0), g.sum(dim=0)\n"),
 }
