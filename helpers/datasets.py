@@ -143,7 +143,7 @@ class Augmented(Dataset):
 def jitter(pixels: torch.Tensor) -> torch.Tensor:
     """A random variant of an 8x8 digit given as 64 pixels in [0, 1]: moved by up to one pixel
     in each direction (the edge filled with 0), plus a little noise. Draws from torch's global
-    generator, which DataLoader seeds differently in every worker."""
+    generator."""
     dy, dx = torch.randint(-1, 2, (2,)).tolist()
     image = torch.zeros(10, 10)
     image[1:9, 1:9] = pixels.view(8, 8)

@@ -5,11 +5,16 @@ from helpers.misconceptions.core import Misconception
 ENTRIES: dict[str, Misconception] = {
     # a Dataset over arrays
     "data.dataset-protocol": Misconception(
-        "a Dataset item is something other than (features of example i, label i)", ("05_data-dataset",)),
-    "data.len-is-features": Misconception(
-        "len(dataset) is the number of features, or the last index", ("05_data-dataset",)),
+        "a Dataset item is something other than (input of example i, target of example i)",
+        ("05_data-dataset",)),
+    "data.windows-count": Misconception(
+        "len(dataset) counts the readings the examples are cut from, not the examples",
+        ("05_data-dataset",)),
+    "data.window-target": Misconception(
+        "the target of a window is its own last reading, not the reading after it", ("05_data-dataset",)),
     "data.numpy-float64": Misconception(
-        "NumPy data can go to a float32 model as it is (it is float64)", ("05_data-dataset",)),
+        "NumPy data (or a Python float) can go to a float32 model as it is (it batches as float64)",
+        ("05_data-dataset",)),
     # splitting by group
     "data.split-protocol": Misconception(
         "a split need not cover the dataset once", ("05_data-group-split",)),
@@ -56,12 +61,21 @@ ENTRIES: dict[str, Misconception] = {
     "data.weights-negative": Misconception(
         "sampling weights may be negative", ("05_data-balance",)),
     "data.weights-inverted": Misconception(
-        "balancing weights grow with the class size", ("05_data-balance",)),
+        "the class size's power in a tempered weight goes the other way (n_c ** -alpha)",
+        ("05_data-balance",)),
     "data.weights-uniform": Misconception(
-        "equal weights balance the classes", ("05_data-balance",)),
+        "equal weights soften a class imbalance (they keep it as it is)", ("05_data-balance",)),
+    "data.weights-alpha-ignored": Misconception(
+        "1 / class size tempers the imbalance for any alpha (it balances exactly)", ("05_data-balance",)),
+    "data.weights-class-total": Misconception(
+        "a class's chance is one example's weight, not the total of its examples' weights",
+        ("05_data-balance",)),
+    "data.weights-integer-power": Misconception(
+        "an int64 count can be raised to any power (torch refuses a negative integer power)",
+        ("05_data-balance",)),
     # collate_fn
     "data.weights-not-proportional": Misconception(
-        "any weights that shrink as the class grows balance the classes (1 / size is needed)",
+        "any weights that shrink as the class grows give the asked-for class shares",
         ("05_data-balance",)),
     "data.weights-class-ids": Misconception(
         "class labels are positions 0..C-1 of a per-class table (no class id is ever missing)",
@@ -89,7 +103,7 @@ ENTRIES: dict[str, Misconception] = {
         "a batch sampler yields the sorted lengths rather than the indices", ("05_data-buckets",)),
     "data.buckets-drops-rest": Misconception(
         "floor(N / B) batches cover every example", ("05_data-buckets",)),
-    "data.buckets-unsorted": Misconception(
+    "data.buckets-mixed-lengths": Misconception(
         "which sequences share a batch does not change the padding", ("05_data-buckets",)),
     # workers
     "data.prefetch-per-loader": Misconception(

@@ -28,9 +28,8 @@
 #
 # **How this notebook works.** Quick quizzes ask you to *predict* before a cell shows the
 # answer; numbered exercises (points in the heading) are graded, and a failing test says
-# what you probably believed. **Run time:** about 40 s top to bottom on a 2-core CPU shared
-# with other work (load 9), less on an idle one; the last cell prints this run's time and
-# how busy the machine was.
+# what you probably believed. **Run time:** the last cell prints how long this run took top
+# to bottom and how busy the machine was.
 
 # %%
 import math
@@ -114,69 +113,95 @@ stream = helpers.datasets.RangeStream(0, 5)
 print(isinstance(stream, IterableDataset), list(stream))
 
 # %% [markdown]
-# ### Exercise 1: a Dataset over arrays (2 points)
+# ### Exercise 1: a Dataset of windows (2 points)
 #
-# Write a class `ArrayPairs(Dataset)` built as `ArrayPairs(features, labels)` from a NumPy
-# float64 array of shape (N, D) and a NumPy integer array of shape (N,). `len` is N, and
-# item `i` is a pair: row `i` as a **float32** tensor of shape (D,), and label `i` as a
-# Python int or a 0-d int64 tensor. *Misconceptions it targets*: `__len__` counts
-# examples, not features; NumPy's float64 is not the float32 a model expects.
+# A sensor records one reading per second, a NumPy float64 array `series` of shape (T,). A
+# model is to predict each reading from the `width` readings just before it. Write
+# `Windows(series, width)`, a map-style dataset (1 ≤ `width` ≤ T) whose examples are all
+# such pairs the series holds, in time order: item `i` is `(window, target)`, `window` a
+# **float32** tensor of shape (`width`,) holding `width` consecutive readings, and `target`
+# a 0-d float32 tensor holding the reading that comes right after them. *Misconceptions it
+# targets*: `__len__` counts the examples, not the readings they are cut from; the target
+# is the reading after the window, not its last one; NumPy's float64 (and a Python float,
+# which the loader batches as float64) is not the float32 a model expects.
 
 # %% solution 05_data-dataset
-class ArrayPairs(Dataset):
-    def __init__(self, features, labels):
+class Windows(Dataset):
+    def __init__(self, series, width):
         ### BEGIN SOLUTION
-        self.features, self.labels = features, labels
+        self.series, self.width = series, width
         ### END SOLUTION
 
     def __len__(self):
         ### BEGIN SOLUTION
-        return len(self.features)
+        return max(0, len(self.series) - self.width)
         ### END SOLUTION
 
     def __getitem__(self, i):
         ### BEGIN SOLUTION
-        return torch.as_tensor(self.features[i], dtype=torch.float32), int(self.labels[i])
+        window = torch.as_tensor(self.series[i:i + self.width], dtype=torch.float32)
+        return window, torch.as_tensor(self.series[i + self.width], dtype=torch.float32)
         ### END SOLUTION
 
 # %% test 05_data-dataset-test points=2
-_rng = np.random.default_rng(5)
-_F, _L = _rng.normal(size=(7, 3)), np.array([0, 1, 2, 0, 1, 2, 0])
-with checks.explain_errors({"": "[mc:data.dataset-protocol] ArrayPairs(features, labels) should "
-                                "store the arrays, and ds[i] should return (row i, label i)."},
-                           "ArrayPairs(features, labels)[4]"):
-    _ds = ArrayPairs(_F, _L)
+_series = np.arange(10.0) * 1.5                    # 10 readings: 0.0, 1.5, ..., 13.5
+with checks.explain_errors({"": "[mc:data.dataset-protocol] Windows(series, width) should store "
+                                "the series, and ds[i] should return (window i, its target)."},
+                           "Windows(series, 3)[4]"):
+    _ds = Windows(_series, 3)
     _x, _y = _ds[4]
     _n = len(_ds)
-checks.expect_true(_n != 3, "[mc:data.len-is-features] len(ds) is 3, the number of features per "
-                            "example: len counts the examples, one per row.")
-checks.expect_true(_n == 7, f"[mc:data.len-is-features] len(ds) is {_n}: it should count the "
-                            "examples, one per row of features.")
-with checks.because("[mc:data.dataset-protocol] Item i is a pair: (row i as a float32 tensor, label i)."):
+checks.expect_true(_n != 10, "[mc:data.windows-count] len(ds) is 10, the number of readings: "
+                             "len counts the examples, and a window near the end of the series "
+                             "has no reading after it to predict.")
+checks.expect_true(_n != 8, "[mc:data.windows-count] len(ds) is 8: the window that ends with the "
+                            "last reading has no reading after it, so it is no example.")
+checks.expect_true(_n == 7, f"[mc:data.windows-count] len(ds) is {_n}: count the windows that "
+                            "have a reading after them.")
+with checks.because("[mc:data.dataset-protocol] Item i is a pair: (a float32 tensor of width "
+                    "readings, the reading after them)."):
     checks.expect_type(_x, torch.Tensor, "ds[4][0]")
 checks.expect_true(_x.dtype != torch.float64,
                    "[mc:data.numpy-float64] ds[4][0] is float64, as NumPy arrays are (and "
-                   "torch.from_numpy keeps that); a model's weights are float32, so convert with "
-                   "torch.as_tensor(row, dtype=torch.float32).")
+                   "torch.from_numpy keeps that); a model's weights are float32.")
 checks.expect_true(_x.dtype == torch.float32, f"[mc:data.numpy-float64] ds[4][0] has dtype "
-                                              f"{_x.dtype}; the model expects float32 features.")
-with checks.because("[mc:data.dataset-protocol] ds[4][0] should be row 4 of features."):
-    checks.expect_close(_x, torch.from_numpy(_F[4]).float(), "ds[4][0]")
-checks.expect_true(isinstance(_y, (int, np.integer, torch.Tensor)) and int(_y) == int(_L[4]),
-                   f"[mc:data.dataset-protocol] ds[4][1] is {checks.show(_y)}: it should be "
-                   "label 4, labels[4].")
+                                              f"{_x.dtype}; the model expects float32 inputs.")
+with checks.because("[mc:data.dataset-protocol] ds[4][0] should be 3 consecutive readings, "
+                    "starting with reading 4."):
+    checks.expect_close(_x, torch.tensor([6.0, 7.5, 9.0]), "ds[4][0]")
+checks.expect_true(not isinstance(_y, (float, np.floating)),
+                   "[mc:data.numpy-float64] The target is a Python or NumPy float: the loader "
+                   "batches those as float64. Return a 0-d float32 tensor.")
+with checks.because("[mc:data.dataset-protocol] The target is a 0-d float32 tensor."):
+    checks.expect_type(_y, torch.Tensor, "ds[4][1]")
+checks.expect_true(not (_y.numel() == 1 and float(_y) == 9.0),
+                   "[mc:data.window-target] ds[4][1] is 9.0, the window's own last reading: the "
+                   "model already sees it. The target is the reading that comes after the window.")
+checks.expect_true(_y.dtype == torch.float32 and _y.ndim == 0 and float(_y) == 10.5,
+                   f"[mc:data.window-target] ds[4][1] is {checks.show(_y)}: it should be the "
+                   "reading right after the window, a 0-d float32 tensor.")
 ### BEGIN HIDDEN TESTS
-_F2, _L2 = _rng.normal(size=(11, 5)), _rng.integers(0, 4, size=11)
-_ds2 = ArrayPairs(_F2, _L2)
-_batch_x, _batch_y = next(iter(DataLoader(_ds2, batch_size=11)))
-checks.expect_true(len(_ds2) == 11, "[mc:data.len-is-features] len(dataset) is the number of rows.")
-checks.expect_true(_batch_x.dtype == torch.float32 and tuple(_batch_x.shape) == (11, 5),
-                   "[mc:data.numpy-float64] a batch of features should be float32, (11, 5).")
-checks.expect_true(torch.allclose(_batch_x.double(), torch.from_numpy(_F2), atol=1e-6)
-                   and _batch_y.tolist() == _L2.tolist(),
-                   "[mc:data.dataset-protocol] item i should be (row i, label i) for every i.")
-checks.expect_true(_batch_y.dtype == torch.int64,
-                   "[mc:data.dataset-protocol] labels should batch to int64 class indices.")
+_S2 = np.random.default_rng(5).normal(size=12)
+_ds2 = Windows(_S2, 4)
+checks.expect_true(len(_ds2) == 8, "[mc:data.windows-count] 12 readings, windows of 4: 8 windows "
+                                   "have a reading after them.")
+_batch_x, _batch_y = next(iter(DataLoader(_ds2, batch_size=len(_ds2))))
+checks.expect_true(_batch_x.dtype == torch.float32 and tuple(_batch_x.shape) == (8, 4),
+                   "[mc:data.numpy-float64] a batch of windows should be float32, (8, 4).")
+checks.expect_true(_batch_y.dtype == torch.float32 and tuple(_batch_y.shape) == (8,),
+                   "[mc:data.numpy-float64] a batch of targets should be float32 of shape (8,).")
+checks.expect_true(torch.allclose(_batch_x.double(), torch.from_numpy(np.stack([_S2[i:i + 4] for i in range(8)])),
+                                  atol=1e-6),
+                   "[mc:data.dataset-protocol] window i should be readings i, ..., i + width - 1, for every i.")
+checks.expect_true(torch.allclose(_batch_y.double(), torch.from_numpy(_S2[4:]), atol=1e-6),
+                   "[mc:data.window-target] target i should be reading i + width, for every i.")
+for _T, _w in [(5, 5), (5, 4), (1, 1), (6, 1)]:
+    _edge = Windows(np.arange(float(_T)), _w)
+    checks.expect_true(len(_edge) == _T - _w, f"[mc:data.windows-count] {_T} readings, windows of "
+                                              f"{_w}: {_T - _w} examples.")
+    checks.expect_true(len(_edge) == 0 or float(_edge[len(_edge) - 1][1]) == _T - 1,
+                       f"[mc:data.window-target] {_T} readings, windows of {_w}: the last example's "
+                       "target is the last reading.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -501,63 +526,99 @@ print("1 / class size:", torch.bincount(labels[list(weighted)]).tolist())
 # examples of class C appear in one epoch, and which indices repeat. Then tick `shuffle`:
 # the explorer shows the same refusal as the `DataLoader`.
 #
-# ### Exercise 3: a sampler that balances classes (2 points)
+# ### Exercise 3: a sampler that softens the imbalance (2 points)
 #
-# Write `balancing_weights(labels)` taking an int64 tensor of class labels and returning one
-# weight per example (a tensor of the same length) such that a `WeightedRandomSampler` over
-# them draws every class equally often. *Misconception*: the sampler wants a weight per
-# **example**, not per class, and rare classes need the **large** weights.
+# Exact balance shows each rare example many times per epoch, which a model can learn by
+# heart. A common compromise draws each class in proportion to a power of its size: class
+# `c`, with `n_c` examples, is drawn with probability proportional to `n_c ** alpha`.
+# `alpha = 1` keeps the classes as they occur, `alpha = 0` balances them, and values in
+# between soften the imbalance. Write `tempered_weights(labels, alpha)` taking an int64
+# tensor of class labels (class ids are whole numbers ≥ 0, not necessarily consecutive) and
+# a number `0 ≤ alpha ≤ 1` (0 and 1 included, as ints or floats), returning one weight per
+# example (a tensor of the same length) such that a `WeightedRandomSampler` over them draws
+# class `c` with probability proportional to `n_c ** alpha`. *Misconceptions*: the sampler
+# wants a weight per **example**, not per class; a class is drawn as often as one of its
+# examples' weight says; a class id is a row of a table of the classes present; an int64
+# count can be raised to any power.
 
 # %% solution 05_data-balance
-def balancing_weights(labels):
+def tempered_weights(labels, alpha):
     ### BEGIN SOLUTION
-    counts = torch.bincount(labels)
-    return 1.0 / counts[labels].double()
+    counts = torch.bincount(labels).double()
+    return counts[labels] ** (alpha - 1)
     ### END SOLUTION
 
 # %% test 05_data-balance-test points=2
-_labels = torch.tensor([2, 0, 0, 1, 0, 0, 1, 0, 0, 0])
-with checks.explain_errors({"": "[mc:data.weights-per-class] Return one weight per example: "
-                                "look up each example's class size."}, "balancing_weights(labels)"):
-    _w = torch.as_tensor(balancing_weights(_labels), dtype=torch.float64)
-checks.expect_true(_w.ndim == 1, f"[mc:data.weights-per-class] balancing_weights returned shape "
-                                 f"{tuple(_w.shape)}: one weight per example, a 1-d tensor.")
-checks.expect_true(len(_w) != 3, "[mc:data.weights-per-class] You returned one weight per class "
-                                 "(3 here); WeightedRandomSampler wants one weight per example (10 "
-                                 "here): index your per-class weights with the labels.")
-checks.expect_true(len(_w) == 10, f"[mc:data.weights-per-class] {len(_w)} weights for 10 examples: "
-                                  "give one weight per example.")
-checks.expect_true(bool((_w >= 0).all()), "[mc:data.weights-negative] Weights are probabilities "
-                                          "up to a scale: none can be negative.")
-_totals = torch.stack([_w[_labels == c].sum() for c in range(3)])
-_counts = torch.bincount(_labels).double()
-checks.expect_true(not torch.allclose(_w, _counts[_labels] / _counts[_labels].sum() * _w.sum()),
-                   "[mc:data.weights-inverted] These weights grow with the class size, so the "
-                   "majority class is drawn even more often: use 1 / class size.")
-checks.expect_true(not torch.allclose(_w, _w[:1].expand(10)),
-                   "[mc:data.weights-uniform] Equal weights draw classes as often as they occur "
-                   "(7 : 2 : 1 here): rare classes need larger weights.")
-checks.expect_true(torch.allclose(_totals, _totals.mean().expand(3)),
-                   "[mc:data.weights-not-proportional] Rare classes get larger weights here, but "
-                   f"each class's weights add up to {[round(t, 3) for t in _totals.tolist()]}: "
-                   "every class should have the same total, so that each is drawn equally often.")
+def _class_totals(labels, alpha, classes):
+    """Each class's total weight under tempered_weights(labels, alpha), or None with a failed check."""
+    with checks.explain_errors({"negative integer powers": "[mc:data.weights-integer-power] The class "
+                                                           "sizes are int64, and torch refuses an "
+                                                           f"integer to a negative power (alpha = {alpha} "
+                                                           "here): make the sizes floats first.",
+                                "": "[mc:data.weights-class-ids] Look up each example's class size by "
+                                    "its label's value (the labels here are "
+                                    f"{sorted(set(labels.tolist()))})."},
+                               f"tempered_weights(labels, {alpha})"):
+        weights = torch.as_tensor(tempered_weights(labels, alpha), dtype=torch.float64)
+    checks.expect_true(weights.ndim == 1 and len(weights) != len(classes),
+                       f"[mc:data.weights-per-class] You returned {len(weights.view(-1))} weights, one "
+                       f"per class; WeightedRandomSampler wants one weight per example "
+                       f"({len(labels)} here).")
+    checks.expect_true(weights.shape == labels.shape,
+                       f"[mc:data.weights-per-class] {tuple(weights.shape)}: give one weight per "
+                       f"example, a 1-d tensor of {len(labels)}.")
+    checks.expect_true(bool((weights >= 0).all()), "[mc:data.weights-negative] Weights are "
+                                                   "probabilities up to a scale: none can be negative.")
+    return torch.stack([weights[labels == c].sum() for c in classes])
+
+
+def _like(totals, target):
+    return torch.allclose(totals / totals.sum(), target / target.sum(), rtol=1e-4, atol=1e-9)
+
+
+def _check_tempered(labels, alpha):
+    classes = sorted(set(labels.tolist()))
+    sizes = torch.tensor([float((labels == c).sum()) for c in classes], dtype=torch.float64)
+    totals = _class_totals(labels, alpha, classes)
+    shares = [round(t, 3) for t in (totals / totals.sum()).tolist()]
+    checks.expect_true(alpha == 0 or not _like(totals, torch.ones_like(sizes)),
+                       f"[mc:data.weights-alpha-ignored] alpha = {alpha}, but these weights balance "
+                       "the classes exactly (each class's weights add up to the same total), as "
+                       "alpha = 0 would: the classes should be drawn in proportion to "
+                       "n_c ** alpha.")
+    checks.expect_true(alpha == 1 or not _like(totals, sizes),
+                       f"[mc:data.weights-uniform] alpha = {alpha}, but these weights draw the classes "
+                       "as often as they occur, as alpha = 1 would: rare classes need larger "
+                       "weights per example.")
+    checks.expect_true(not _like(totals, sizes ** (alpha + 1)),
+                       f"[mc:data.weights-class-total] These weights draw the classes in the shares "
+                       f"{shares}, in proportion to n_c ** (alpha + 1), not n_c ** alpha: a class is "
+                       "drawn as often as the total of its examples' weights says.")
+    checks.expect_true(alpha == 0.5 or not _like(totals, sizes ** (1 - alpha)),
+                       f"[mc:data.weights-inverted] With alpha = {alpha} these weights draw the "
+                       "classes in proportion to n_c ** (1 - alpha): the power goes the wrong way.")
+    checks.expect_true(_like(totals, sizes ** alpha),
+                       f"[mc:data.weights-not-proportional] With alpha = {alpha} the classes (sizes "
+                       f"{sizes.int().tolist()}) would be drawn in the shares {shares}; they should "
+                       "be drawn in proportion to n_c ** alpha.")
+
+
+_check_tempered(torch.tensor([2, 0, 0, 1, 0, 0, 1, 0, 0, 0]), 0.5)
 ### BEGIN HIDDEN TESTS
 _big = torch.tensor(helpers.data.toy_labels(200))[torch.randperm(200, generator=torch.Generator().manual_seed(3))]
-_wb = torch.as_tensor(balancing_weights(_big), dtype=torch.float64)
+for _alpha in (0.25, 0.8, 0, 1, 0.0, 1.0):
+    _check_tempered(_big, _alpha)
+_wb = torch.as_tensor(tempered_weights(_big, 0.5), dtype=torch.float64)
 _drawn = _big[list(WeightedRandomSampler(_wb, 6000, generator=torch.Generator().manual_seed(4)))]
 _share = torch.bincount(_drawn, minlength=3).double() / 6000
-checks.expect_true(bool(((_share - 1 / 3).abs() < 0.04).all()),
-                   f"[mc:data.weights-inverted] Class shares drawn {_share.tolist()}: each should "
-                   "be near 1/3.")
+_want = torch.bincount(_big).double() ** 0.5
+checks.expect_true(bool(((_share - _want / _want.sum()).abs() < 0.04).all()),
+                   f"[mc:data.weights-not-proportional] alpha = 0.5: class shares drawn "
+                   f"{[round(s, 3) for s in _share.tolist()]}, expected near "
+                   f"{[round(s, 3) for s in (_want / _want.sum()).tolist()]}.")
 _gaps = torch.tensor([5, 0, 5, 2, 2, 5, 5, 0, 5, 5])      # classes 0, 2 and 5: no 1, 3 or 4
-with checks.explain_errors({"": "[mc:data.weights-class-ids] labels 0, 2 and 5 (no 1, 3 or 4): "
-                                "look up each example's class size by its label's value."},
-                           "balancing_weights(tensor([5, 0, 5, 2, ...]))"):
-    _wg = torch.as_tensor(balancing_weights(_gaps), dtype=torch.float64)
-_tg = torch.stack([_wg[_gaps == c].sum() for c in (0, 2, 5)]) if _wg.shape == _gaps.shape else None
-checks.expect_true(_tg is not None and torch.allclose(_tg, _tg.mean().expand(3)),
-                   "[mc:data.weights-class-ids] labels 0, 2 and 5 (no 1, 3 or 4): each class "
-                   "present should get the same total weight.")
+for _alpha in (0.25, 0):
+    _check_tempered(_gaps, _alpha)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -689,10 +750,11 @@ print(f"64 sequences of 1 to 39 tokens in shuffled batches of 8: {cells} padded 
 #
 # Write `bucket_batches(lengths, batch_size)` returning a list of batches (lists of int
 # indices into `lengths`) for use as a `batch_sampler`: every index exactly once, every
-# batch holding `batch_size` indices except at most one shorter batch, and as little
-# padding as sorting the indices by length and cutting the sorted list into consecutive
-# batches gives. *Misconceptions*: a batch sampler yields indices, not lengths; cutting
-# ⌊N / B⌋ batches loses the rest; batches of random neighbours waste most of their padding.
+# batch holding `batch_size` indices except at most one shorter batch, and little padding:
+# the hidden tests draw random lengths and accept your batches when they pad no more
+# positions than a well-chosen batching of the same sizes. *Misconceptions*: a batch sampler
+# yields indices, not lengths; cutting ⌊N / B⌋ batches loses the rest; which sequences share
+# a batch does not change the padding.
 
 # %% solution 05_data-buckets
 def bucket_batches(lengths, batch_size):
@@ -706,19 +768,14 @@ def _padding(batches, lengths):
     return sum(len(b) * max(int(lengths[i]) for i in b) for b in batches) - sum(int(v) for v in lengths)
 
 
-def _sorted_cut(lengths, size, reverse):
-    order = sorted(range(len(lengths)), key=lambda i: int(lengths[i]), reverse=reverse)
-    return [order[k:k + size] for k in range(0, len(order), size)]
-
-
 _lens = torch.tensor([5, 30, 6, 31, 7, 29, 8, 33, 4, 28])
 with checks.explain_errors({"": "[mc:data.buckets-protocol] bucket_batches(lengths, batch_size) "
                                 "returns a list of lists of indices."}, "bucket_batches(lengths, 4)"):
     _bb = [[int(i) for i in b] for b in bucket_batches(_lens, 4)]
 _flat = sorted(i for b in _bb for i in b)
-checks.expect_true(_flat != sorted(int(v) for v in _lens),
+checks.expect_true(set(_flat) != {int(v) for v in _lens},
                    "[mc:data.buckets-lengths] The batches hold the lengths themselves: a "
-                   "batch_sampler yields indices into the dataset (argsort, not sort).")
+                   "batch_sampler yields indices into the dataset.")
 checks.expect_true(set(_flat) <= set(range(10)) and len(set(_flat)) == len(_flat),
                    "[mc:data.buckets-protocol] Every entry should be an index 0..9, each at most once.")
 checks.expect_true(len(_flat) == 10, f"[mc:data.buckets-drops-rest] The batches hold {len(_flat)} of "
@@ -727,12 +784,20 @@ checks.expect_true(len(_flat) == 10, f"[mc:data.buckets-drops-rest] The batches 
 checks.expect_true(sorted(len(b) for b in _bb)[1:] == [4] * (len(_bb) - 1) and max(map(len, _bb)) <= 4,
                    f"[mc:data.buckets-protocol] Batch sizes {[len(b) for b in _bb]}: every batch "
                    "holds batch_size indices except one shorter batch.")
-_limit = max(_padding(_sorted_cut(_lens, 4, r), _lens) for r in (False, True))
-checks.expect_true(_padding(_bb, _lens) <= _limit,
-                   f"[mc:data.buckets-unsorted] These batches pad {_padding(_bb, _lens)} positions: "
-                   "short and long sequences share batches. Put sequences of similar length "
-                   "together (sort the indices by length).")
+_in_order = [list(range(k, min(k + 4, 10))) for k in range(0, 10, 4)]
+checks.expect_true(_padding(_bb, _lens) < _padding(_in_order, _lens),
+                   f"[mc:data.buckets-mixed-lengths] These batches pad {_padding(_bb, _lens)} positions, "
+                   "no fewer than batches of neighbouring indices: short and long sequences share "
+                   "batches. Put sequences of similar length together.")
 ### BEGIN HIDDEN TESTS
+def _sorted_cut(lengths, size, reverse):
+    order = sorted(range(len(lengths)), key=lambda i: int(lengths[i]), reverse=reverse)
+    return [order[k:k + size] for k in range(0, len(order), size)]
+
+
+checks.expect_true(_padding(_bb, _lens) <= max(_padding(_sorted_cut(_lens, 4, r), _lens) for r in (False, True)),
+                   f"[mc:data.buckets-mixed-lengths] These batches pad {_padding(_bb, _lens)} positions: "
+                   "put sequences of similar length together.")
 _gl = torch.Generator().manual_seed(2)
 for _n, _b in [(64, 8), (37, 5), (3, 8), (1, 1), (50, 50)]:
     _lx = torch.randint(1, 60, (_n,), generator=_gl)
@@ -744,7 +809,7 @@ for _n, _b in [(64, 8), (37, 5), (3, 8), (1, 1), (50, 50)]:
                        "batches of at most B.")
     checks.expect_true(_padding(_got, _lx) <= max(_padding(_sorted_cut(_lx, _b, r), _lx)
                                                   for r in (False, True)),
-                       "[mc:data.buckets-unsorted] too much padding: group similar lengths.")
+                       "[mc:data.buckets-mixed-lengths] too much padding: group similar lengths.")
     _loaded = [b.tolist() for b in DataLoader(range(_n), batch_sampler=bucket_batches(_lx, _b))]
     checks.expect_true(_loaded == _got, "[mc:data.buckets-protocol] a DataLoader should accept the "
                                         "result as its batch_sampler.")
@@ -762,7 +827,7 @@ for _n, _b in [(64, 8), (37, 5), (3, 8), (1, 1), (50, 50)]:
 # |---|---|---|
 # | `num_workers=k` | k batches prepared in parallel with training | k processes to start every epoch; each batch travels back through a queue (its tensors through shared memory) |
 # | `persistent_workers=True` | workers kept alive between epochs (no restart) | their memory stays in use; the dataset object in them is not refreshed |
-# | `prefetch_factor=p` | batches loaded ahead of the loop, up to a bound that p sets (default p = 2) | memory to hold them |
+# | `prefetch_factor=p` | batches loaded ahead of the loop, up to a bound that p sets (the cell below prints its default) | memory to hold them |
 # | `pin_memory=True` | faster, asynchronous copies to a CUDA GPU (section 11) | page-locked host memory; no use without a GPU |
 # | `timeout=s` | a worker that does not answer in s seconds raises an error instead of hanging | needs `num_workers > 0` |
 #
@@ -771,6 +836,8 @@ for _n, _b in [(64, 8), (37, 5), (3, 8), (1, 1), (50, 50)]:
 # %%
 with checks.expect_error(AssertionError, ValueError):
     next(iter(DataLoader(range(4), timeout=5)))
+print("prefetch_factor of a loader with workers, left at its default:",
+      DataLoader(range(4), num_workers=2).prefetch_factor)
 
 # %% [markdown]
 # **What a worker receives.** On Linux up to Python 3.13 a worker is started by `fork` and
@@ -866,14 +933,13 @@ timeline_view
 #   predict what `persistent_workers` changes in epoch 2's first wait, tick it, and compare
 #   the title.
 # - Predict whether a batch's loading bar gets longer when its items compute instead of
-#   sleeping for the same `item ms`, then choose items that compute. Explain what you see
-#   from the number of processes that want a core at once and the cores this machine has
-#   (section 12 prints them).
+#   sleeping for the same `item ms`, then choose items that compute, and explain what you
+#   see (section 12 prints how many cores this machine has).
 #
 # ### Workers and random numbers
 #
-# Each worker receives a copy of the dataset. `helpers.datasets.NoisyItems` returns
-# `[index, noise]`, the noise drawn from a NumPy generator it makes in `__init__`:
+# `helpers.datasets.NoisyItems` returns `[index, noise]`, the noise drawn from a NumPy
+# generator it makes in `__init__`:
 
 # %%
 helpers.datasets.show_source(helpers.datasets.NoisyItems)
@@ -1156,45 +1222,48 @@ helpers.datasets.live(chunked_live)
 # `world_size`-th index, starting at r. Passing `num_replicas` and `rank` explicitly means
 # no process group is needed, so one process can show every rank's share.
 #
-# **Quick quiz.** With N = 10 examples and a world size of 3 (`shuffle=False`), how many
-# indices does rank 2 get per epoch? Set `quiz_per_rank` to an integer.
+# **Quick quiz.** With N = 50,000 examples and a world size of 3 (`shuffle=False`), how
+# many indices does rank 2 get per epoch? Set `quiz_per_rank` to an integer.
 
 # %% solution 05_data-quiz-ranks
 ### BEGIN SOLUTION
-quiz_per_rank = 4
+quiz_per_rank = 16667
 ### END SOLUTION
 
 # %% test 05_data-quiz-ranks-test points=1
 with checks.because("[mc:data.quiz-number] The answer is a count of indices, a whole number."):
     checks.answer("05_data-quiz-ranks", quiz_per_rank, "quiz_per_rank", kind=int)
 ### BEGIN HIDDEN TESTS
-checks.expect_true(quiz_per_rank == len(DistributedSampler(range(10), num_replicas=3, rank=2)),
+checks.expect_true(quiz_per_rank == len(DistributedSampler(range(50_000), num_replicas=3, rank=2)),
                    "[mc:data.dist-floor] every rank gets ceil(N / world_size) indices.")
 ### END HIDDEN TESTS
 
 # %% wrong 05_data-quiz-ranks
 {
-    3: "[mc:data.dist-floor] Rank 2 would get 2, 5 and 8, one index fewer than ranks 0 and "
-       "1, and take one step fewer: DistributedSampler pads the index list so that every rank "
-       "gets the same number.",
-    10: "[mc:data.dist-everything] Each rank gets its own share of the epoch, not the whole "
-        "dataset.",
-    5: "[mc:data.dist-floor] A share is about N / world_size, rounded so that every rank gets "
-       "the same number.",
+    16666: "[mc:data.dist-floor] Rank 2 would get 2, 5, ..., 49997, one index fewer than ranks "
+           "0 and 1, and take one step fewer: DistributedSampler pads the index list so that "
+           "every rank gets the same number.",
+    50000: "[mc:data.dist-everything] Each rank gets its own share of the epoch, not the whole "
+           "dataset.",
+    25000: "[mc:data.dist-floor] A share is about N / world_size, rounded so that every rank "
+           "gets the same number.",
 }
 
 # %% [markdown]
-# Every rank's share for N = 10 and a world size of 3, without and with shuffling:
+# How many indices each rank gets for N = 50,000, and every rank's share for N = 10 (the
+# same world size of 3), without and with shuffling:
 
 # %%
+print("N = 50,000:", [len(DistributedSampler(range(50_000), num_replicas=3, rank=r, shuffle=False))
+                      for r in range(3)], "indices for ranks 0, 1, 2")
 for shuffle in (False, True):
     shares = [list(DistributedSampler(range(10), num_replicas=3, rank=r, shuffle=shuffle, seed=0))
               for r in range(3)]
     print(f"shuffle={shuffle}:", shares)
 
 # %% [markdown]
-# Compare with your answer: rank 2 gets 2, 5, 8 **and 1**, and rank 1 gets index 0, which
-# rank 0 also gets: 0 and 1 are read twice in this epoch. The sampler pads the index list with repeats of its first indices up to a multiple
+# Compare with your answer. For N = 10, rank 2 gets 2, 5, 8 **and 1**, and rank 1 gets
+# index 0, which rank 0 also gets: 0 and 1 are read twice in this epoch. The sampler pads the index list with repeats of its first indices up to a multiple
 # of `world_size`, so every rank gets ⌈N / world_size⌉ indices and some examples are seen
 # twice per epoch (its `drop_last=True` drops the tail instead). In the explorer of section 4, choose the sampler "distributed",
 # N = 10, world size 4, and step the rank from 0 to 3: notice the hatched padding in the top
@@ -1304,19 +1373,49 @@ tmp.cleanup()
 # that job, reshuffles every epoch (from the `generator=` you pass, else from torch's global
 # one), applies per-item transforms, and
 # hands over the ragged last batch like any other. The loop itself keeps its five steps:
-# the loader only replaces the slicing.
+# the loader only replaces the slicing. Here is an epoch function as someone wrote it, and
+# three epochs of it on the digits (a model with dropout, handed over as it came back from
+# an evaluation):
+
+# %%
+def fit_epoch_as_found(model, loader, optimizer, loss_fn):
+    """Train model for one epoch over loader; return the epoch's mean loss per example."""
+    total = 0.0
+    for _ in range(len(loader)):
+        inputs, targets = next(iter(loader))
+        loss = loss_fn(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+    return total / len(loader)
+
+
+torch.manual_seed(0)
+found_mlp = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Dropout(0.2), nn.Linear(128, 10)).eval()
+found_sgd = torch.optim.SGD(found_mlp.parameters(), lr=0.01)
+for epoch in range(3):
+    reported = fit_epoch_as_found(found_mlp, DataLoader(digits, batch_size=64), found_sgd,
+                                  nn.CrossEntropyLoss())
+    print(f"epoch {epoch}: reported mean loss {reported:.4f}")
+with torch.no_grad():
+    print(f"test accuracy after 3 epochs: {(found_mlp(X_test).argmax(1) == y_test).float().mean():.1%}")
+
+# %% [markdown]
+# It runs without an error, and the loss it reports falls. That is not evidence that it is
+# right.
 #
-# ### Exercise 9: one epoch from a loader (3 points)
+# ### Exercise 9: one epoch from a loader, repaired (3 points)
 #
-# Write `fit_epoch(model, loader, optimizer, loss_fn)` that trains `model` for one epoch
-# over `loader`, which yields `(inputs, targets)` batches: put the model in training mode,
-# then run notebook 04's five steps on every batch, in the order the loader yields them.
-# Return the epoch's mean loss **per example** as a Python float: each batch's loss (a mean
-# over its examples) weighted by the number of examples in that batch, over the examples the
-# epoch trained on. *Misconceptions*: the mean of the batch losses over-weights a ragged
-# last batch; `len(loader.dataset)` counts examples an epoch may skip (`drop_last`);
-# `next(iter(loader))` in the loop restarts the loader and yields its first batch again; a
-# model handed over in eval mode trains in eval mode.
+# Find what is wrong with `fit_epoch_as_found` (read it line by line against the contract
+# below; hooks on the model or a spy on the optimizer can show you what it does) and write
+# `fit_epoch(model, loader, optimizer, loss_fn)`, which keeps this contract: for any `loader`
+# that yields `(inputs, targets)` batches (shuffled or not, with or without `drop_last`), it
+# trains `model`, whatever mode the model arrives in, for exactly one epoch, with notebook
+# 04's five steps: one optimizer step per batch, in the order the loader yields them, each
+# step from that batch's gradient alone; it returns the epoch's mean loss **per example**
+# (`loss_fn` returns a batch's mean) over the examples the epoch trained on, as a Python
+# float. *Misconceptions*: about which batches a loop over a loader visits, what a step's
+# gradient holds, which mode a model trains in, and what an epoch's mean is taken over.
 
 # %% solution 05_data-fit-epoch
 def fit_epoch(model, loader, optimizer, loss_fn):
@@ -1586,9 +1685,10 @@ print(helpers.datasets.pinned_copy_times())
 # time every epoch (unless `persistent_workers=True`), every batch is pickled and passed back,
 # and they run on the same CPU cores as training. So the question is not whether workers are
 # faster, but from which amount of loading per epoch. The measurement below times whole
-# epochs (median of three) of items that each wait 8 ms without using the CPU, as a read from
-# a slow disk would: 64 items (8 batches of 8) with 0 workers, 2 workers started every epoch,
-# and 2 or 4 workers kept between epochs (`persistent_workers=True`, so the median epoch is
+# epochs (median of three) of items that each take 8 ms to arrive, as a read from a slow
+# disk may (`helpers.datasets.WaitingItems`, whose `__getitem__` calls `time.sleep`): 64
+# items (8 batches of 8) with 0 workers, 2 workers started every epoch, and 2 or 4
+# workers kept between epochs (`persistent_workers=True`, so the median epoch is
 # one without start-up); and 8 items (one batch) with 0 and 2 workers.
 #
 # **Quick quiz.** On a machine with 2 cores, with those 64 items and the workers kept, is an
@@ -1621,7 +1721,7 @@ checks.expect_true(quiz_four_faster == (_cpu < _wall / 2),
 }
 
 # %% [markdown]
-# The measurement (it takes a few seconds):
+# The measurement (the cell prints how long it took):
 
 # %%
 def epoch_seconds(dataset, workers, persistent=False):
@@ -1632,6 +1732,7 @@ def epoch_seconds(dataset, workers, persistent=False):
 
 wait_s = 0.008
 epochs = {}
+measure_start = time.perf_counter()
 with helpers.datasets.workers_explained():
     small, large = helpers.datasets.WaitingItems(8, wait_s), helpers.datasets.WaitingItems(64, wait_s)
     epochs[8] = {"0": epoch_seconds(small, 0), "2": epoch_seconds(small, 2)}
@@ -1640,6 +1741,7 @@ with helpers.datasets.workers_explained():
                   "4 kept": epoch_seconds(large, 4, persistent=True)}
     print(helpers.loader_verdicts.epoch_table(epochs, wait_s))
 print(helpers.loader_verdicts.machine_line())
+print(f"this measurement took {time.perf_counter() - measure_start:.1f} s")
 
 # %% [markdown]
 # Compare the `2 kept` and `4 kept` columns of the 64-item row with your answer. Each ratio is

@@ -24,32 +24,55 @@ SEEDED_GROUPS = ("def group_split(dataset, groups, n_val_groups, seed):\n"
                  "    chosen = {names[k] for k in order[:n_val_groups].tolist()}\n"
                  "    val = [i for i, g in enumerate(groups) if int(g) in chosen]\n")
 
+WINDOWS = ("class Windows(Dataset):\n"
+           "    def __init__(self, series, width):\n"
+           "        self.series, self.width = series, width\n")
+
 WRONG = {
     "05_data-dataset": [
-        ("class ArrayPairs(Dataset):\n"
-         "    def __init__(self, features, labels):\n"
-         "        self.features, self.labels = features, labels\n"
+        (WINDOWS +
          "    def __len__(self):\n"
-         "        return len(self.features)\n"
+         "        return len(self.series) - self.width\n"
          "    def __getitem__(self, i):\n"
-         "        return torch.from_numpy(self.features[i]), int(self.labels[i])\n",
+         "        return (torch.from_numpy(self.series[i:i + self.width]),\n"
+         "                torch.as_tensor(self.series[i + self.width]))\n",
          "float64", "data.numpy-float64"),
-        ("class ArrayPairs(Dataset):\n"
-         "    def __init__(self, features, labels):\n"
-         "        self.features, self.labels = features, labels\n"
+        (WINDOWS +
          "    def __len__(self):\n"
-         "        return self.features.shape[1]\n"
+         "        return len(self.series) - self.width\n"
          "    def __getitem__(self, i):\n"
-         "        return torch.tensor(self.features[i], dtype=torch.float32), int(self.labels[i])\n",
-         "number of features", "data.len-is-features"),
-        ("class ArrayPairs(Dataset):\n"
-         "    def __init__(self, features, labels):\n"
-         "        self.features, self.labels = features, labels\n"
+         "        return (torch.as_tensor(self.series[i:i + self.width], dtype=torch.float32),\n"
+         "                float(self.series[i + self.width]))\n",
+         "batches those as float64", "data.numpy-float64"),
+        (WINDOWS +
          "    def __len__(self):\n"
-         "        return len(self.features)\n"
+         "        return len(self.series)\n"
          "    def __getitem__(self, i):\n"
-         "        return torch.tensor(self.features[i], dtype=torch.float32), int(self.labels[i - 1])\n",
-         "label 4", "data.dataset-protocol"),
+         "        return (torch.as_tensor(self.series[i:i + self.width], dtype=torch.float32),\n"
+         "                torch.as_tensor(self.series[min(i + self.width, len(self.series) - 1)],\n"
+         "                                dtype=torch.float32))\n",
+         "the number of readings", "data.windows-count"),
+        (WINDOWS +
+         "    def __len__(self):\n"
+         "        return len(self.series) - self.width + 1\n"
+         "    def __getitem__(self, i):\n"
+         "        return (torch.as_tensor(self.series[i:i + self.width], dtype=torch.float32),\n"
+         "                torch.as_tensor(self.series[i + self.width - 1], dtype=torch.float32))\n",
+         "is no example", "data.windows-count"),
+        (WINDOWS +
+         "    def __len__(self):\n"
+         "        return len(self.series) - self.width\n"
+         "    def __getitem__(self, i):\n"
+         "        return (torch.as_tensor(self.series[i:i + self.width], dtype=torch.float32),\n"
+         "                torch.as_tensor(self.series[i + self.width - 1], dtype=torch.float32))\n",
+         "own last reading", "data.window-target"),
+        (WINDOWS +
+         "    def __len__(self):\n"
+         "        return len(self.series) - self.width\n"
+         "    def __getitem__(self, i):\n"
+         "        return (torch.as_tensor(self.series[i + 1:i + 1 + self.width], dtype=torch.float32),\n"
+         "                torch.as_tensor(self.series[i + self.width], dtype=torch.float32))\n",
+         "starting with reading 4", "data.dataset-protocol"),
     ],
     "05_data-group-split": [
         ("def group_split(dataset, groups, n_val_groups, seed):\n"
@@ -106,23 +129,33 @@ WRONG = {
         ("quiz_unbatched_shape = 3", "a tuple of ints", "data.quiz-shape"),
     ],
     "05_data-balance": [
-        ("def balancing_weights(labels):\n"
-         "    return torch.bincount(labels)[labels].double()\n",
-         "majority class", "data.weights-inverted"),
-        ("def balancing_weights(labels):\n"
-         "    return 1.0 / torch.bincount(labels).double()\n",
-         "one weight per class", "data.weights-per-class"),
-        ("def balancing_weights(labels):\n"
-         "    return torch.ones(len(labels))\n",
-         "Equal weights", "data.weights-uniform"),
-        ("def balancing_weights(labels):\n"
+        ("def tempered_weights(labels, alpha):\n"
          "    counts = torch.bincount(labels).double()\n"
-         "    return 1.0 / counts[labels] ** 2\n",
-         "add up to", "data.weights-not-proportional"),
-        ("def balancing_weights(labels):\n"
+         "    return counts ** alpha / counts\n",
+         "one per class", "data.weights-per-class"),
+        ("def tempered_weights(labels, alpha):\n"
+         "    return torch.bincount(labels).double()[labels] ** alpha\n",
+         "total of its examples' weights", "data.weights-class-total"),
+        ("def tempered_weights(labels, alpha):\n"
+         "    return 1.0 / torch.bincount(labels).double()[labels]\n",
+         "balance the classes exactly", "data.weights-alpha-ignored"),
+        ("def tempered_weights(labels, alpha):\n"
+         "    return torch.ones(len(labels))\n",
+         "as often as they occur", "data.weights-uniform"),
+        ("def tempered_weights(labels, alpha):\n"
+         "    return torch.bincount(labels).double()[labels] ** -alpha\n",
+         "the power goes the wrong way", "data.weights-inverted"),
+        ("def tempered_weights(labels, alpha):\n"
+         "    counts = torch.bincount(labels).double()\n"
+         "    return counts[labels] ** (alpha - 2)\n",
+         "in proportion to n_c ** alpha", "data.weights-not-proportional"),
+        ("def tempered_weights(labels, alpha):\n"
          "    classes, counts = labels.unique(return_counts=True)\n"
-         "    return 1.0 / counts[labels].double()\n",
+         "    return counts[labels].double() ** (alpha - 1)\n",
          "label's value", "data.weights-class-ids"),
+        ("def tempered_weights(labels, alpha):\n"
+         "    return torch.bincount(labels)[labels] ** (alpha - 1)\n",
+         "negative power", "data.weights-integer-power"),
     ],
     "05_data-collate": [
         ("def pad_collate(batch):\n"
@@ -186,7 +219,7 @@ WRONG = {
         ("def bucket_batches(lengths, batch_size):\n"
          "    order = list(range(len(lengths)))\n"
          "    return [order[k:k + batch_size] for k in range(0, len(order), batch_size)]\n",
-         "short and long sequences share batches", "data.buckets-unsorted"),
+         "short and long sequences share batches", "data.buckets-mixed-lengths"),
         ("def bucket_batches(lengths, batch_size):\n"
          "    return [sorted(range(len(lengths)), key=lambda i: int(lengths[i]))]\n",
          "every batch holds batch_size", "data.buckets-protocol"),
@@ -249,8 +282,8 @@ WRONG = {
     ],
     "05_data-quiz-four": [("quiz_four_faster = False", "needs no core", "data.workers-need-cores"),
                           ('quiz_four_faster = "yes"', "True or False", "data.quiz-bool")],
-    "05_data-quiz-ranks": [("quiz_per_rank = 3", "pads the index list", "data.dist-floor"),
-                           ("quiz_per_rank = 10", "not the whole dataset", "data.dist-everything")],
+    "05_data-quiz-ranks": [("quiz_per_rank = 16666", "pads the index list", "data.dist-floor"),
+                           ("quiz_per_rank = 50000", "not the whole dataset", "data.dist-everything")],
     "05_data-shard": [
         ("def rank_indices(n, world_size, rank):\n"
          "    return list(range(rank, n, world_size))\n",
@@ -342,14 +375,14 @@ WRONG = {
 
 ALTERNATIVE = {
     "05_data-dataset": (
-        "class ArrayPairs(Dataset):\n"
-        "    def __init__(self, features, labels):\n"
-        "        self.x = torch.tensor(features, dtype=torch.float32)\n"
-        "        self.y = torch.tensor(labels, dtype=torch.int64)\n"
+        "class Windows(Dataset):\n"
+        "    def __init__(self, series, width):\n"
+        "        self.x = torch.tensor(series, dtype=torch.float32)\n"
+        "        self.width = width\n"
         "    def __len__(self):\n"
-        "        return self.x.shape[0]\n"
+        "        return max(0, self.x.shape[0] - self.width)\n"
         "    def __getitem__(self, i):\n"
-        "        return self.x[i], self.y[i]\n"),
+        "        return self.x[i:i + self.width], self.x[i + self.width]\n"),
     "05_data-group-split": (
         "import random\n"
         "def group_split(dataset, groups, n_val_groups, seed):\n"
@@ -361,9 +394,9 @@ ALTERNATIVE = {
     "05_data-quiz-dropped": "quiz_dropped = 1000 % 96",
     "05_data-quiz-unbatched": "quiz_unbatched_shape = torch.Size([3])",
     "05_data-balance": (
-        "def balancing_weights(labels):\n"
+        "def tempered_weights(labels, alpha):\n"
         "    sizes = {c: int((labels == c).sum()) for c in labels.unique().tolist()}\n"
-        "    weights = torch.tensor([1.0 / sizes[c] for c in labels.tolist()])\n"
+        "    weights = torch.tensor([sizes[c] ** alpha / sizes[c] for c in labels.tolist()])\n"
         "    return weights / weights.sum()\n"),
     "05_data-collate": (
         "def pad_collate(batch):\n"
@@ -395,7 +428,7 @@ ALTERNATIVE = {
         "        start = w * base + min(w, extra)\n"
         "        yield from self.records[start:start + base + (1 if w < extra else 0)]\n"),
     "05_data-quiz-four": "quiz_four_faster = 4 > 2",
-    "05_data-quiz-ranks": "quiz_per_rank = -(-10 // 3)",
+    "05_data-quiz-ranks": "quiz_per_rank = -(-50_000 // 3)",
     "05_data-shard": (
         "def rank_indices(n, world_size, rank):\n"
         "    per_rank = math.ceil(n / world_size)\n"
