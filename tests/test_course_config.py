@@ -73,22 +73,31 @@ def course_cli(*args, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([str(BIN / "course"), *args], cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
-@pytest.fixture(scope="module")
-def configured(tmp_path_factory):
-    """A course whose config sets the options above, released, graded and given feedback."""
-    course = tmp_path_factory.mktemp("configured") / "course"
-    course.mkdir()
+RIGHT = {"cfg-echo": "def echo(n):\n    return n", "cfg-slow": "def slow():\n    return 1"}
+
+
+def configured_course(course: Path):
+    """``course`` with the options above appended to its config, cfg released and two
+    submissions: ref (right) and wrong (echo adds one). Returns the released notebook."""
     from graders.course.layout import ensure_course_dir
     ensure_course_dir(course)
     with open(course / "nbgrader_config.py", "a") as handle:
         handle.write(CONFIG)
     _, release = gc.release(course, {"cfg": gc.build("cfg", CFG)})["cfg"]
-    right = {"cfg-echo": "def echo(n):\n    return n", "cfg-slow": "def slow():\n    return 1"}
-    gc.submit(course, "ref", "cfg", gc.answers(release, **right))
-    gc.submit(course, "wrong", "cfg", gc.answers(release, **{**right, "cfg-echo": "def echo(n):\n    return n + 1"}))
+    gc.submit(course, "ref", "cfg", gc.answers(release, **RIGHT))
+    gc.submit(course, "wrong", "cfg", gc.answers(release, **{**RIGHT, "cfg-echo": "def echo(n):\n    return n + 1"}))
+    return release
+
+
+@pytest.fixture(scope="module")
+def configured(tmp_path_factory):
+    """A course whose config sets the options above, released, graded and given feedback."""
+    course = tmp_path_factory.mktemp("configured") / "course"
+    course.mkdir()
+    release = configured_course(course)
     gc.submit(course, "sleepy", "cfg", gc.answers(release, **{
-        **right, "cfg-slow": "def slow():\n    time.sleep(30)\n    return 1"}))
-    gc.submit(course, "tripped", "cfg", gc.answers(release, **right))
+        **RIGHT, "cfg-slow": "def slow():\n    time.sleep(30)\n    return 1"}))
+    gc.submit(course, "tripped", "cfg", gc.answers(release, **RIGHT))
     graded = course_cli("autograde", "--course-dir", str(course), "--workers", "2", cwd=course.parent)
     assert graded.returncode == 0, graded.stdout + graded.stderr
     fed = course_cli("feedback", "--course-dir", str(course), cwd=course.parent)

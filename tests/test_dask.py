@@ -183,19 +183,12 @@ def test_the_course_config_acts_on_the_workers_and_the_main_process_never_saniti
     makes that one submission invalid with the exception as its reason; feedback pages
     rendered on the cluster are the ones rendered locally."""
     from graders.autograde import scratch
-    from graders.course.layout import ensure_course_dir
     from graders.feedback.pages import feedback
-    from test_course_config import CFG, CONFIG, SECRET
+    from test_course_config import RIGHT, SECRET, configured_course
 
     course = tmp_path / "course"
-    ensure_course_dir(course)
-    with open(course / "nbgrader_config.py", "a") as handle:
-        handle.write(CONFIG)
-    _, release = gc.release(course, {"cfg": gc.build("cfg", CFG)})["cfg"]
-    right = {"cfg-echo": "def echo(n):\n    return n", "cfg-slow": "def slow():\n    return 1"}
-    gc.submit(course, "ref", "cfg", gc.answers(release, **right))
-    gc.submit(course, "wrong", "cfg", gc.answers(release, **{**right, "cfg-echo": "def echo(n):\n    return n + 1"}))
-    gc.submit(course, "tripped", "cfg", gc.answers(release, **right))
+    release = configured_course(course)
+    gc.submit(course, "tripped", "cfg", gc.answers(release, **RIGHT))
     here = []  # nbgrader's sanitize steps, had this process run them
     monkeypatch.setattr(scratch.ScratchCourse, "sanitize", lambda self: here.append(self) or 1 / 0)
     records = {r.student: r for r in autograde(course, scheduler=cluster.scheduler_address, sandbox=_sandbox(),
