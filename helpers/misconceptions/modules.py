@@ -40,17 +40,26 @@ ENTRIES: dict[str, Misconception] = {
     "dropout.no-rescale": Misconception(
         "dropout zeroes elements and leaves the survivors unchanged",
         (_M + "quiz-dropout-value",)),
+    "freeze.buffers-move": Misconception(
+        "frozen parameters also freeze batch norm's running statistics",
+        (_M + "freeze",)),
     "freeze.count": Misconception(
         "the trainable count is the number of parameter tensors, or need not be an int",
         (_M + "freeze",)),
     "freeze.last-frozen": Misconception(
         "freezing everything but the last layer also freezes the last layer",
         (_M + "freeze",)),
+    "freeze.mode-changed": Misconception(
+        "to stop batch norm's statistics, the whole backbone (dropout too) goes to eval()",
+        (_M + "freeze",)),
     "freeze.module-attribute": Misconception(
         "module.requires_grad = False (or eval()) freezes a module's parameters",
         (_M + "freeze",)),
     "freeze.partial": Misconception(
         "freezing the first layer freezes everything before the head",
+        (_M + "freeze",)),
+    "freeze.stale-grad": Misconception(
+        "requires_grad_(False) also clears the .grad a parameter already holds",
         (_M + "freeze",)),
     "gated.init": Misconception(
         "a custom layer's biases may start at any value",
@@ -178,9 +187,6 @@ ENTRIES: dict[str, Misconception] = {
     "modules.buffer-is-parameter": Misconception(
         "a registered buffer is listed by parameters()",
         (_M + "quiz-param-count",)),
-    "modules.layer-sizes": Misconception(
-        "a layer stack's Linear sizes need not follow consecutive pairs of sizes",
-        (_M + "fix-list",)),
     "modules.no-super-init": Misconception(
         "a module's __init__ can assign layers without calling super().__init__()",
         (_M + "fix-list", _M + "fix-tensors", _M + "gated",)),
@@ -193,8 +199,8 @@ ENTRIES: dict[str, Misconception] = {
     "modules.python-list": Misconception(
         "layers kept in a Python list are registered with the module",
         (_M + "fix-list",)),
-    "modules.relu-placement": Misconception(
-        "a ReLU belongs after every layer, the output layer included (or nowhere)",
+    "modules.shared-copies": Misconception(
+        "a container holding one module object several times holds independent copies",
         (_M + "fix-list",)),
     "modules.submodule-not-counted": Misconception(
         "parameters() lists only the module's own Parameters, not its submodules'",
@@ -211,11 +217,11 @@ ENTRIES: dict[str, Misconception] = {
     "predict.dropout-active": Misconception(
         "a prediction can run in training mode (dropout and batch statistics active)",
         (_M + "predict",)),
-    "predict.graph-recorded": Misconception(
-        "a prediction needs no torch.no_grad(): recording the graph costs nothing",
-        (_M + "predict",)),
     "predict.grad-mode-left": Misconception(
         "torch.set_grad_enabled(False) affects the prediction only, not the code after it",
+        (_M + "predict",)),
+    "predict.graph-recorded": Misconception(
+        "a prediction needs no torch.no_grad(): recording the graph costs nothing",
         (_M + "predict",)),
     "predict.mode-not-restored": Misconception(
         "a helper may leave the model in eval mode (or always switch it back to train)",
@@ -223,12 +229,24 @@ ENTRIES: dict[str, Misconception] = {
     "predict.model-not-called": Misconception(
         "a prediction helper need not call the model it was given",
         (_M + "predict",)),
-    "predict.output-changed": Misconception(
-        "a prediction helper may return something other than the model's output tensor",
-        (_M + "predict",)),
     "predict.one-flag-restored": Misconception(
         "restoring the top-level mode (train(was)) restores every submodule's mode",
         (_M + "predict",)),
+    "predict.output-changed": Misconception(
+        "a prediction helper may return something other than the model's output tensor",
+        (_M + "predict",)),
+    "stack.block-reused": Misconception(
+        "the block passed in can itself be one of the stack's copies",
+        (_M + "fix-list",)),
+    "stack.depth": Misconception(
+        "a stack of depth copies may hold one more or one fewer",
+        (_M + "fix-list",)),
+    "stack.forward": Misconception(
+        "a stack's forward need not apply every copy to the previous output",
+        (_M + "fix-list",)),
+    "stack.fresh-copies": Misconception(
+        "a new layer of the same shape is a copy of a block (it starts from new random values)",
+        (_M + "fix-list",)),
     "state-dict.mode": Misconception(
         "a freshly loaded model is ready for predictions without eval()",
         (_M + "load-checkpoint",)),

@@ -48,6 +48,7 @@ from torch import nn
 import helpers.activations
 import helpers.modes
 import helpers.modules
+import helpers.update_time
 from helpers import checks
 
 notebook_start = time.perf_counter()
@@ -213,8 +214,8 @@ print("total:", sum(p.numel() for p in quiz_module.parameters()),
 #
 # ### What `.to(...)` moves
 #
-# `module.to(device)` (or `.to(dtype)`) converts every parameter and every buffer of the
-# module and its submodules. A tensor has a `.to` method too, with the same arguments.
+# Modules and tensors both have a `.to` method, taking the same arguments: a device
+# (`"cpu"`, `"cuda"`), a dtype (`torch.float64`), or both.
 #
 # **Quick quiz (predict).** After
 #
@@ -252,7 +253,8 @@ with checks.because("[mc:to.tensor-in-place] Module.to converts the module's own
     (True, True): "[mc:to.tensor-in-place] Tensor.to returns a new tensor and leaves w as it "
                   "was (write w = w.to(...)); Module.to changes the module itself.",
     (False, False): "[mc:to.module-copy] Module.to does not make a copy: it converts the "
-                    "module's own parameters and buffers and returns the same module.",
+                    "module's own floating-point parameters and buffers and returns the same "
+                    "module.",
     (False, True): "[mc:to.module-copy] The other way round: Module.to converts the module "
                    "in place, Tensor.to returns a new tensor.",
 }
@@ -267,10 +269,14 @@ returned = lin.to(torch.float64)
 w.to(torch.float64)
 print("lin.weight:", lin.weight.dtype, "| lin.to(...) returned lin itself:", returned is lin)
 print("w:", w.dtype, "| w.to(...) made a new tensor:", w.to(torch.float64).dtype)
+norm = nn.BatchNorm1d(2).to(torch.float64)
+print("BatchNorm1d after .to(float64):", {name: str(b.dtype) for name, b in norm.named_buffers()})
 
 # %% [markdown]
 # Compare with your answer: a module is changed where it stands, a tensor is not, so
-# `x = x.to(device)` needs the assignment and `model.to(device)` does not.
+# `x = x.to(device)` needs the assignment and `model.to(device)` does not. A device moves
+# every parameter and buffer of the module and its submodules; a dtype converts the
+# floating-point ones only, so batch norm's counter `num_batches_tracked` stays int64.
 #
 # What `.to` does *not* reach is a plain tensor attribute. A CPU-only machine can still move
 # a module to another device: `"meta"` holds shapes and dtypes but no values, and on a
@@ -479,61 +485,118 @@ inspector_models = {
 helpers.modules.explore(inspector_models)
 
 # %% [markdown]
-# ### Exercise 2: register the layers (2 points)
+# ### Exercise 2: a stack of independent copies (2 points)
 #
-# Write `Tower(sizes)`: a Linear layer between each pair of consecutive sizes, kept in an
-# attribute named `layers` in a container that registers them, with a ReLU after every
-# Linear except the last. `Tower([5, 7, 3])` maps (N, 5) to (N, 3).
+# A deep model often repeats one block: the same architecture `depth` times, each copy with
+# weights of its own. Here is a first try, with one block of 30 parameters stacked three
+# times:
+
+# %%
+class SharedStack(nn.Module):
+    def __init__(self, block, depth):
+        super().__init__()
+        self.layers = nn.ModuleList([block] * depth)
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+
+block = nn.Linear(5, 5)
+shared = SharedStack(block, 3)
+print("one block:", sum(p.numel() for p in block.parameters()), "parameters | layers in the stack:",
+      len(shared.layers), "| the stack's parameters():", sum(p.numel() for p in shared.parameters()))
+
+# %% [markdown]
+# Three layers of 30 parameters each, and `parameters()` counts 30. Find out why, then
+# write `Stack(block, depth)`: `depth` copies of the module `block`, applied one after
+# another in `forward`, kept in an attribute named `layers` in a container that registers
+# them. Every copy starts from `block`'s values and has parameters (and buffers) of its own,
+# so that training one copy changes neither the other copies nor `block` itself.
+# `Stack(nn.Linear(5, 5), 3)` has 90 parameters.
 
 # %% solution 03_modules-fix-list
-class Tower(nn.Module):
-    def __init__(self, sizes):
+class Stack(nn.Module):
+    def __init__(self, block, depth):
         ### BEGIN SOLUTION
         super().__init__()
-        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+        self.layers = nn.ModuleList(copy.deepcopy(block) for _ in range(depth))
         ### END SOLUTION
 
     def forward(self, x):
         ### BEGIN SOLUTION
-        for k, layer in enumerate(self.layers):
+        for layer in self.layers:
             x = layer(x)
-            if k < len(self.layers) - 1:
-                x = torch.relu(x)
         return x
         ### END SOLUTION
 
 # %% test 03_modules-fix-list-test points=2
-_answered = (Tower,)  # a NameError here reads as "not answered yet"
+_answered = (Stack,)  # a NameError here reads as "not answered yet"
 torch.manual_seed(1)
-with checks.explain_errors({"before Module.__init__": "[mc:modules.no-super-init] Call "
-                            "super().__init__() first in __init__: it creates the registries.",
-                            "index out of range": "[mc:modules.layer-sizes] One Linear per pair "
-                            "of consecutive sizes: len(sizes) - 1 layers, from sizes[k] to "
-                            "sizes[k + 1]."},
-                           "Tower([5, 7, 3])"):
-    _tower = Tower([5, 7, 3])
-_linears = [m for m in _tower.modules() if isinstance(m, nn.Linear)]
-checks.expect_true(len(_linears) == 2,
-                   "[mc:modules.python-list] Tower([5, 7, 3]) registers "
-                   f"{len(_linears)} Linear layers instead of 2: layers kept in a Python list "
-                   "are invisible to the module. Use nn.ModuleList (or nn.Sequential).")
-checks.expect_true(hasattr(_tower, "layers") and isinstance(_tower.layers, nn.Module),
-                   "[mc:modules.python-list] Keep the layers in the attribute `layers`, as a "
-                   "registering container (nn.ModuleList or nn.Sequential), not a Python list.")
+_block = nn.Linear(5, 5)
+_block_before = [p.detach().clone() for p in _block.parameters()]
 _x = torch.randn(6, 5)
-with checks.explain_errors({"shape": "[mc:modules.layer-sizes] Each Linear goes from "
-                            "sizes[k] to sizes[k + 1]."}, "Tower([5, 7, 3])(x)"):
-    _out = _tower(_x)
-checks.expect_shape(_out, (6, 3), "Tower([5, 7, 3])(x)")
+with torch.no_grad():
+    _want = _block(_block(_block(_x)))
+with checks.explain_errors({"before Module.__init__": "[mc:modules.no-super-init] Call "
+                            "super().__init__() first in __init__: it creates the registries."},
+                           "Stack(nn.Linear(5, 5), 3)"):
+    _stack = Stack(_block, 3)
+checks.expect_true(hasattr(_stack, "layers") and isinstance(_stack.layers, nn.Module),
+                   "[mc:modules.python-list] Keep the copies in the attribute `layers`, in a "
+                   "registering container (nn.ModuleList or nn.Sequential): a Python list is "
+                   "invisible to the module, so parameters() would not list them.")
+_count = sum(p.numel() for p in _stack.parameters())
+checks.expect_true(_count != 30, "[mc:modules.shared-copies] Stack(nn.Linear(5, 5), 3) has 30 "
+                   "parameters: its three layers share one weight and one bias (one module object "
+                   "three times, or shallow copies of it). parameters() lists each tensor once, "
+                   "and all three positions would train the same numbers. Give each position "
+                   "tensors of its own (copy.deepcopy(block) copies them).")
+_copies = list(_stack.layers)
+checks.expect_true(len(_copies) == 3, f"[mc:stack.depth] Stack(block, 3) holds {len(_copies)} "
+                   "layers: depth copies, no more and no fewer.")
+with checks.because("[mc:modules.shared-copies] Three copies of 30 parameters each, none "
+                    "shared."):
+    checks.expect_equal(_count, 90, "parameters of Stack(nn.Linear(5, 5), 3)")
+checks.expect_true(all(c is not _block for c in _copies),
+                   "[mc:stack.block-reused] `block` itself is one of the layers, so training the "
+                   "stack would change the module you were given: every layer must be a copy.")
+checks.expect_true(all(isinstance(c, nn.Linear) and torch.equal(c.weight, _block.weight)
+                       and torch.equal(c.bias, _block.bias) for c in _copies),
+                   "[mc:stack.fresh-copies] The layers do not start from block's values: a new "
+                   "layer draws new random numbers. Copy block (copy.deepcopy keeps its values).")
+with checks.explain_errors({}, "Stack(nn.Linear(5, 5), 3)(x)"):
+    _out = _stack(_x)
+checks.expect_shape(_out, (6, 5), "Stack(nn.Linear(5, 5), 3)(x)")
 ### BEGIN HIDDEN TESTS
-_expected = _linears[1](torch.relu(_linears[0](_x)))
-checks.expect_close(_out, _expected, "Tower([5, 7, 3])(x)",
-                    hint="[mc:modules.relu-placement] A ReLU after every Linear except the last.")
-_big = Tower([3, 4, 5, 2])
-with checks.because("[mc:modules.python-list] Every Linear must be registered: the optimizer "
-                    "trains what parameters() lists."):
-    checks.expect_equal(sum(p.numel() for p in _big.parameters()), 4 * 4 + 5 * 5 + 2 * 6,
-                        "parameters of Tower([3, 4, 5, 2])")
+checks.expect_close(_out, _want, "Stack(nn.Linear(5, 5), 3)(x)",
+                    hint="[mc:stack.forward] At the start the stack computes block(block(block(x))): "
+                         "apply every layer, one after another, to the previous output.")
+with torch.no_grad():
+    _copies[0].weight.add_(1.0)
+checks.expect_true(all(torch.equal(a, b) for a, b in zip(_block_before, _block.parameters())),
+                   "[mc:stack.block-reused] Changing the first layer changed block: the layers must "
+                   "not share tensors with the module you were given.")
+checks.expect_true(not torch.equal(_copies[0].weight, _copies[1].weight),
+                   "[mc:modules.shared-copies] Changing the first layer changed the second: each "
+                   "copy needs parameters of its own.")
+_normed = nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3))
+_deep = Stack(_normed, 4)
+with checks.because("[mc:modules.shared-copies] Stack(Linear(3, 3) + BatchNorm1d(3), 4): four "
+                    "copies, each with its own parameters and its own batch norm buffers."):
+    checks.expect_equal(sum(p.numel() for p in _deep.parameters()), 4 * (12 + 6),
+                        "parameters of Stack(Linear(3, 3) + BatchNorm1d(3), 4)")
+    checks.expect_equal(len(_deep.state_dict()), 4 * len(_normed.state_dict()),
+                        "entries of Stack(Linear(3, 3) + BatchNorm1d(3), 4).state_dict()")
+_deep.train()
+_deep(torch.randn(8, 3))
+checks.expect_true(not _normed[1].running_mean.any(),
+                   "[mc:stack.block-reused] A training pass through the stack moved the running "
+                   "mean of the block you were given: copy its buffers too.")
+with checks.because("[mc:stack.depth] Stack(block, 1) is one copy of block."):
+    checks.expect_equal(len(list(Stack(nn.Linear(2, 2), 1).parameters())), 2,
+                        "parameter tensors of Stack(nn.Linear(2, 2), 1)")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -759,9 +822,8 @@ checks.expect_true(not torch.equal(_m2(_x4), _b(_a(_x4))),
 # Every module has a flag `training`; `model.train()` and `model.eval()` set it on the
 # model and all its submodules. Two layers behave differently in the two modes:
 #
-# - **Dropout(p)**: in training, each element is zeroed with probability p, and the
-#   elements that survive are rescaled so that the *expected* value of every element
-#   equals its input; in evaluation it passes its input through unchanged.
+# - **Dropout(p)**: in training, each element is zeroed with probability p, independently
+#   of the others; in evaluation it passes its input through unchanged.
 # - **BatchNorm**: in training it normalises with the mean and variance of the current
 #   batch and updates its running averages (buffers); in evaluation it uses the running
 #   averages, so one sample's output no longer depends on the rest of the batch.
@@ -825,8 +887,10 @@ print("train: the same comparison:", torch.allclose(bn(batch[:2])[:1], bn(batch)
 print("bn.training after bn.train(False):", bn.train(False).training)
 
 # %% [markdown]
-# Compare with your answer: the survivors are 1/(1 − p) = 1.25, so that the expected value
-# 0.8 · 1.25 is 1. The running mean moved a fraction `bn.momentum` of the way from 0
+# Compare with your answer: the survivors are 1/(1 − p) = 1.25, so that each element's
+# expected value in training, 0.8 · 1.25 = 1, equals its input, which is what `eval()`
+# passes on: the next layer sees inputs of the same size on average in both modes. The
+# running mean moved a fraction `bn.momentum` of the way from 0
 # towards the batch mean (both printed above). `model.train(False)` is the same as
 # `model.eval()`, and `model.train(mode)` sets the flag to `mode`; `model.training` reads it.
 #
@@ -1373,26 +1437,60 @@ helpers.modules.explore({"MLP with dropout and batch norm": regularised,
                          "fine-tuning net": tuned, "TwoLayer": net})
 
 # %% [markdown]
-# ### Exercise 7: freeze all but the last layer (2 points)
+# ### Exercise 7: fine-tune the last layer, and nothing else (2 points)
 #
-# Write `freeze_all_but_last(model)` for an `nn.Sequential`: freeze every parameter except
-# those of its last layer (`model[-1]`), which stay trainable, and return the number of
-# trainable parameter *elements* as an `int`.
+# Write `freeze_all_but_last(model)` for an `nn.Sequential` that has been training until
+# now: it is in training mode, and its last backward pass left gradients in its
+# parameters' `.grad`. Prepare it for fine-tuning its last layer (`model[-1]`): every
+# parameter before the last layer is frozen and the last layer's stay trainable, so that the
+# next training step, exactly
+#
+# ```python
+# F.mse_loss(model(x), y).backward()
+# sgd_step(model, lr)  # section 5
+# ```
+#
+# changes no entry of `model.state_dict()` outside the last layer, and still trains the
+# last layer. Dropout keeps working as it does in training. Return the number of trainable
+# parameter *elements* as an `int`.
 
 # %% solution 03_modules-freeze
 def freeze_all_but_last(model):
     ### BEGIN SOLUTION
-    for p in model.parameters():
+    for p in model[:-1].parameters():
         p.requires_grad_(False)
-    for p in model[-1].parameters():
-        p.requires_grad_(True)
+        p.grad = None  # a frozen parameter keeps its last gradient, and sgd_step would apply it
+    for module in model[:-1].modules():
+        if isinstance(module, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)):
+            module.eval()  # in training mode every forward pass moves its running statistics
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
     ### END SOLUTION
 
 # %% test 03_modules-freeze-test points=2
 _answered = (freeze_all_but_last,)
+
+
+def _has_trained(model, d_in, d_out):
+    """The model as a training run leaves it: training mode, .grad from the last backward."""
+    model.train()
+    F.mse_loss(model(torch.randn(16, d_in)), torch.randn(16, d_out)).backward()
+    return model
+
+
+def _changes_of_one_step(model, d_in, d_out):
+    """The state_dict entries that one training step (the task's two lines) changes."""
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    F.mse_loss(model(torch.randn(16, d_in)), torch.randn(16, d_out)).backward()
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.grad is not None:
+                p -= 0.1 * p.grad
+    return sorted(k for k, v in model.state_dict().items() if not torch.equal(before[k], v))
+
+
 torch.manual_seed(12)
-_seq = nn.Sequential(nn.Linear(6, 5), nn.ReLU(), nn.Linear(5, 4), nn.ReLU(), nn.Linear(4, 3))
+_seq = _has_trained(nn.Sequential(nn.Linear(6, 5), nn.BatchNorm1d(5), nn.ReLU(), nn.Dropout(0.2),
+                                  nn.Linear(5, 4), nn.ReLU(), nn.Linear(4, 3)), 6, 3)
 with checks.explain_errors({}, "freeze_all_but_last(model)"):
     _n = freeze_all_but_last(_seq)
 _flags = {name: p.requires_grad for name, p in _seq.named_parameters()}
@@ -1402,22 +1500,56 @@ checks.expect_true(not all(_flags.values()),
                    "set p.requires_grad = False on each parameter. module.requires_grad = False "
                    "only adds an attribute, and eval() and torch.no_grad() leave the flags as "
                    "they are.")
-checks.expect_true(_flags["4.weight"] and _flags["4.bias"],
+checks.expect_true(_flags["6.weight"] and _flags["6.bias"],
                    "[mc:freeze.last-frozen] The last layer's weight and bias must stay "
                    "trainable: it is the part that is fine-tuned.")
-checks.expect_true(not any(v for k, v in _flags.items() if not k.startswith("4.")),
+checks.expect_true(not any(v for k, v in _flags.items() if k.startswith(("0.", "4."))),
                    "[mc:freeze.partial] Some parameters before the last layer still train: "
                    "freeze every layer's weight and bias, not only the first.")
+checks.expect_true(not _flags["1.weight"] and not _flags["1.bias"],
+                   "[mc:freeze.partial] Batch norm's weight and bias are parameters too: every "
+                   "parameter before the last layer is frozen, whatever layer holds it.")
+_params = set(_flags)
+_changed = _changes_of_one_step(_seq, 6, 3)
+_moved = [k for k in _changed if k in _params and not k.startswith("6.")]
+checks.expect_true(not _moved,
+                   f"[mc:freeze.stale-grad] The training step changed the frozen {', '.join(_moved)}. "
+                   "requires_grad=False stops new gradients, but a frozen parameter still holds "
+                   "the .grad of the last backward pass, and sgd_step applies every .grad it "
+                   "finds: clear them (p.grad = None).")
+_buffers = [k for k in _changed if k not in _params]
+checks.expect_true(not _buffers,
+                   f"[mc:freeze.buffers-move] The training step changed {', '.join(_buffers)}: "
+                   "batch norm's running statistics are buffers, which requires_grad does not "
+                   "reach; in training mode every forward pass updates them, frozen or not. "
+                   "Keep them as they are, as section 5's fine-tuning example does.")
+checks.expect_true("6.weight" in _changed,
+                   "[mc:freeze.last-frozen] The training step did not change the last layer: "
+                   "it must still train.")
 ### BEGIN HIDDEN TESTS
 with checks.because("[mc:freeze.count] Return the number of elements of the trainable "
                     "parameters (sum of p.numel()), as an int."):
     checks.expect_type(_n, int, "freeze_all_but_last(model)")
     checks.expect_equal(_n, 4 * 3 + 3, "freeze_all_but_last(model)")
-_bn_seq = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.ReLU(), nn.Linear(4, 2))
+checks.expect_true(_seq[3].training,
+                   "[mc:freeze.mode-changed] The dropout layer is in evaluation mode: fine-tuning "
+                   "still uses dropout. Only batch norm's statistics must stop moving.")
+_bn_seq = _has_trained(nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.ReLU(),
+                                     nn.Linear(4, 2)), 3, 2)
 freeze_all_but_last(_bn_seq)
 checks.expect_true(not _bn_seq[1].weight.requires_grad and not _bn_seq[1].bias.requires_grad,
                    "[mc:freeze.partial] Batch norm's weight and bias are parameters too: every "
                    "parameter before the last layer is frozen, whatever layer holds it.")
+_nested = _has_trained(nn.Sequential(nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.ReLU()),
+                                     nn.Dropout(0.1), nn.Linear(4, 2)), 3, 2)
+with checks.explain_errors({}, "freeze_all_but_last(a model with a nested batch norm)"):
+    freeze_all_but_last(_nested)
+_nested_params = {name for name, _ in _nested.named_parameters()}
+_nested_changed = [k for k in _changes_of_one_step(_nested, 3, 2) if k not in _nested_params]
+checks.expect_true(not _nested_changed,
+                   f"[mc:freeze.buffers-move] With the batch norm inside a nested Sequential the "
+                   f"step changed {', '.join(_nested_changed)}: every batch norm before the last "
+                   "layer, at any depth, must keep its statistics.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1952,7 +2084,8 @@ print("hidden weight has a .grad (computed, never applied):", half.hidden[0].wei
 # - A module registers what you assign to it: submodules, `nn.Parameter`s, and buffers
 #   through `register_buffer` (saved unless `persistent=False`). Plain tensors and Python
 #   lists of layers are invisible to `parameters()`, `state_dict()` and `.to(...)`.
-# - `module.to(...)` converts the module in place; `tensor.to(...)` returns a new tensor.
+# - `module.to(...)` converts the module in place (a dtype reaches its floating-point
+#   tensors only); `tensor.to(...)` returns a new tensor.
 # - `nn.Linear(d_in, d_out)` stores its weight as (d_out, d_in), computes x Wᵀ + b on the
 #   last dimension of any input and has d_out·(d_in + 1) parameters: 784 → 128 → 10 has
 #   101,770.
@@ -1969,12 +2102,16 @@ print("hidden weight has a .grad (computed, never applied):", half.hidden[0].wei
 # **Next:** 04_training_loop puts a module, a loss and an optimizer into the five steps of
 # a training loop.
 #
-# **Run time.** Measured on the course's 2-core machine on 2026-11-25 while other work shared
-# it: `benchmarks/notebooks.py` ran this notebook top to bottom in 8.4–9.4 s (load average
-# 4.1–5.7). Median updates (model + draw, `benchmarks/instruments.py`'s measure, 30 updates
-# per run) at load 4–5: the module inspector 11–14 ms, the activation explorer 10–12 ms at
-# depth 6 and 16–48 ms at depth 12 over six runs; at load 8–9 the explorer took 41 ms (depth
-# 6) and 57 ms (depth 12). The cell below prints this run's time.
+# **Closing note.** Measured on the machine that ran this page (the median of three updates
+# of each instrument, model + draw, as `benchmarks/instruments.py` measures them; fresh
+# instruments, timed here and not displayed):
 
 # %%
-print(f"This notebook ran in {time.perf_counter() - notebook_start:.1f} s.")
+make_inspector = helpers.modules.explore
+make_activations = helpers.activations.explore
+for label, make in [("module inspector", lambda: make_inspector(inspector_models)),
+                    ("activation explorer, depth 6", lambda: make_activations(depth=6)),
+                    ("activation explorer, depth 12", lambda: make_activations(depth=12))]:
+    print(f"{label}: median update (model + draw) "
+          f"{helpers.update_time.median_update_ms(make()):.0f} ms")
+print(f"this notebook ran top to bottom in {time.perf_counter() - notebook_start:.1f} s")

@@ -24,20 +24,22 @@ def standardise(stats=STATS, gain=GAIN, largest=LARGEST):
     return STANDARDISE.format(stats=stats, gain=gain, largest=largest)
 
 
-TOWER = (
-    "class Tower(nn.Module):\n"
-    "    def __init__(self, sizes):\n"
+STACK = (
+    "class Stack(nn.Module):\n"
+    "    def __init__(self, block, depth):\n"
     "{init}"
     "        self.layers = {container}\n\n"
     "    def forward(self, x):\n"
-    "        for k, layer in enumerate(self.layers):\n"
-    "            x = layer(x)\n"
-    "            if k < len(self.layers) - 1:\n"
-    "                x = torch.relu(x)\n"
+    "        for layer in self.layers:\n"
+    "            x = {apply}\n"
     "        return x\n"
 )
-LIST = "[nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:])]"
+COPIES = "[copy.deepcopy(block) for _ in range(depth)]"
 SUPER = "        super().__init__()\n"
+
+
+def stack(init=SUPER, container="nn.ModuleList(" + COPIES + ")", apply="layer(x)"):
+    return STACK.format(init=init, container=container, apply=apply)
 
 
 def budget(expression):
@@ -111,6 +113,11 @@ FREEZE = (
     "{body}"
     "    return sum(p.numel() for p in model.parameters() if p.requires_grad)\n"
 )
+FROZEN = "    model[:-1].requires_grad_(False)\n"
+CLEAR = "    for p in model[:-1].parameters():\n        p.grad = None\n"
+BN_EVAL = ("    for m in model[:-1].modules():\n"
+           "        if isinstance(m, nn.BatchNorm1d):\n"
+           "            m.eval()\n")
 
 GATED = (
     "class GatedLinear(nn.Module):\n"
@@ -212,25 +219,21 @@ WRONG = {
          "        return z * self.gain\n", "gain is a buffer", "buffers.learned-buffer"),
     ],
     P + "fix-list": [
-        (TOWER.format(init=SUPER, container=LIST), "Python list", "modules.python-list"),
-        (TOWER.format(init="", container="nn.ModuleList(" + LIST + ")"),
-         "super().__init__()", "modules.no-super-init"),
-        (TOWER.replace("            if k < len(self.layers) - 1:\n"
-                       "                x = torch.relu(x)\n", "            x = torch.relu(x)\n")
-         .format(init=SUPER, container="nn.ModuleList(" + LIST + ")"),
-         "except the last", "modules.relu-placement"),
-        (TOWER.format(init=SUPER, container="nn.ModuleList(nn.Linear(sizes[k], sizes[k + 1]) "
-                                            "for k in range(len(sizes)))"),
-         "One Linear per pair", "modules.layer-sizes"),
-        (TOWER.format(init=SUPER, container="nn.ModuleList(nn.Linear(b, a) for a, b in "
-                                            "zip(sizes[:-1], sizes[1:]))"),
-         "from sizes[k] to sizes[k + 1]", "modules.layer-sizes"),
-        ("class Tower(nn.Module):\n"
-         "    def __init__(self, sizes):\n"
-         "        super().__init__()\n"
-         "        self.layers = nn.Sequential(*(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])))\n\n"
-         "    def forward(self, x):\n"
-         "        return self.layers(x)\n", "except the last", "modules.relu-placement"),
+        (stack(container=COPIES), "Python list", "modules.python-list"),
+        (stack(container="nn.ModuleList([block] * depth)"), "share one weight",
+         "modules.shared-copies"),
+        (stack(container="nn.ModuleList(copy.copy(block) for _ in range(depth))"),
+         "shallow copies", "modules.shared-copies"),
+        (stack(init=""), "super().__init__()", "modules.no-super-init"),
+        (stack(container="nn.ModuleList([block] + [copy.deepcopy(block) for _ in range(depth - 1)])"),
+         "itself is one of the layers", "stack.block-reused"),
+        (stack(container="nn.ModuleList(nn.Linear(block.in_features, block.out_features) "
+                         "for _ in range(depth))"),
+         "do not start from block's values", "stack.fresh-copies"),
+        (stack(container="nn.ModuleList(copy.deepcopy(block) for _ in range(depth + 1))"),
+         "no more and no fewer", "stack.depth"),
+        (stack(apply="layer(x) if layer is self.layers[-1] else x"), "one after another",
+         "stack.forward"),
     ],
     P + "quiz-batch-shape": [
         ("answer_batch_shape = (4, 7)\n", "are not merged", "linear.flattens-batch"),
@@ -331,13 +334,12 @@ WRONG = {
          "freeze.module-attribute"),
         (FREEZE.format(body="    model[0].requires_grad_(False)\n"), "not only the first",
          "freeze.partial"),
-        ("def freeze_all_but_last(model):\n"
-         "    model[:-1].requires_grad_(False)\n"
-         "    return len([p for p in model.parameters() if p.requires_grad])\n",
-         "number of elements", "freeze.count"),
+        (FREEZE.replace("sum(p.numel() for p in model.parameters() if p.requires_grad)",
+                        "len([p for p in model.parameters() if p.requires_grad])")
+         .format(body=FROZEN + CLEAR + BN_EVAL), "number of elements", "freeze.count"),
         (FREEZE.format(body="    for m in model[:-1]:\n"
                             "        if isinstance(m, nn.Linear):\n"
-                            "            m.requires_grad_(False)\n"),
+                            "            m.requires_grad_(False)\n" + CLEAR + BN_EVAL),
          "whatever layer holds it", "freeze.partial"),
         (FREEZE.format(body="    with torch.no_grad():\n"
                             "        for layer in model[:-1]:\n"
@@ -345,10 +347,21 @@ WRONG = {
          "torch.no_grad() leave the flags", "freeze.module-attribute"),
         (FREEZE.format(body="    model.requires_grad_(False)\n"), "must stay trainable",
          "freeze.last-frozen"),
-        ("def freeze_all_but_last(model):\n"
-         "    model[:-1].requires_grad_(False)\n"
-         "    return sum(p.numel() for p in model.parameters())\n",
-         "number of elements", "freeze.count"),
+        (FREEZE.replace("sum(p.numel() for p in model.parameters() if p.requires_grad)",
+                        "sum(p.numel() for p in model.parameters())")
+         .format(body=FROZEN + CLEAR + BN_EVAL), "number of elements", "freeze.count"),
+        (FREEZE.format(body=FROZEN), "still holds the .grad", "freeze.stale-grad"),
+        (FREEZE.format(body=FROZEN + BN_EVAL), "still holds the .grad", "freeze.stale-grad"),
+        (FREEZE.format(body=FROZEN + CLEAR), "which requires_grad does not reach",
+         "freeze.buffers-move"),
+        (FREEZE.format(body=FROZEN + CLEAR + "    for m in model.modules():\n"
+                                             "        if isinstance(m, nn.BatchNorm1d):\n"
+                                             "            m.momentum = 0.0\n"),
+         "num_batches_tracked", "freeze.buffers-move"),
+        (FREEZE.format(body=FROZEN + CLEAR + BN_EVAL.replace("model[:-1].modules()", "model[:-1]")),
+         "at any depth", "freeze.buffers-move"),
+        (FREEZE.format(body=FROZEN + CLEAR + "    model[:-1].eval()\n"),
+         "still uses dropout", "freeze.mode-changed"),
     ],
     P + "gated": [
         (gated(wrap="", grad=").requires_grad_("), "nn.Parameter(...)", "modules.plain-tensor"),
@@ -475,13 +488,10 @@ ALTERNATIVE = {
         "        return z * self.gain\n"
     ),
     P + "fix-list": (
-        "class Tower(nn.Module):\n"
-        "    def __init__(self, sizes):\n"
+        "class Stack(nn.Module):\n"
+        "    def __init__(self, block, depth):\n"
         "        super().__init__()\n"
-        "        layers = []\n"
-        "        for a, b in zip(sizes[:-1], sizes[1:]):\n"
-        "            layers += [nn.Linear(a, b), nn.ReLU()]\n"
-        "        self.layers = nn.Sequential(*layers[:-1])\n\n"
+        "        self.layers = nn.Sequential(*(copy.deepcopy(block) for _ in range(depth)))\n\n"
         "    def forward(self, x):\n"
         "        return self.layers(x)\n"
     ),
@@ -530,8 +540,12 @@ ALTERNATIVE = {
     ),
     P + "freeze": (
         "def freeze_all_but_last(model):\n"
+        "    model.zero_grad()\n"
         "    model.requires_grad_(False)\n"
         "    model[-1].requires_grad_(True)\n"
+        "    for m in model[:-1].modules():\n"
+        "        if isinstance(m, nn.modules.batchnorm._BatchNorm):\n"
+        "            m.train(False)\n"
         "    return int(sum(p.numel() for p in model[-1].parameters()))\n"
     ),
     P + "gated": (
