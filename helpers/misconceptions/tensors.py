@@ -29,7 +29,10 @@ ENTRIES: dict[str, Misconception] = {
         ("01_tensors-quiz-broadcast",)),
     "broadcast.drop-leading": Misconception(
         "a missing leading axis drops out of the result",
-        ("01_tensors-quiz-broadcast", "01_tensors-broadcast")),
+        ("01_tensors-quiz-broadcast",)),
+    "broadcast.leading-stride": Misconception(
+        "an axis that broadcasting adds in front gets a nonzero stride",
+        ("01_tensors-broadcast",)),
     "broadcast.mismatch-allowed": Misconception(
         "two different sizes, neither 1, still broadcast somehow",
         ("01_tensors-broadcast",)),
@@ -39,6 +42,9 @@ ENTRIES: dict[str, Misconception] = {
     "broadcast.one-is-mismatch": Misconception(
         "a size-1 axis against a larger size is a mismatch",
         ("01_tensors-quiz-failing-axis",)),
+    "broadcast.one-way": Misconception(
+        "broadcasting to a target can shrink a size to 1 or drop an axis",
+        ("01_tensors-broadcast",)),
     "broadcast.pairwise-shape": Misconception(
         "an all-pairs result need not have one entry per pair (N, M)",
         ("01_tensors-pairwise",)),
@@ -50,9 +56,12 @@ ENTRIES: dict[str, Misconception] = {
         ("01_tensors-pairwise",)),
     "broadcast.rule": Misconception(
         "the broadcasting rule is applied some other way than right-aligned, equal-or-1, take the larger",
-        ("01_tensors-quiz-broadcast", "01_tensors-quiz-failing-axis", "01_tensors-broadcast")),
-    "broadcast.take-min": Misconception(
-        "a size-1 axis shrinks the other size instead of being stretched",
+        ("01_tensors-quiz-broadcast", "01_tensors-quiz-failing-axis")),
+    "broadcast.stretch-keeps-stride": Misconception(
+        "a stretched size-1 axis keeps its stride (it is read with stride 0)",
+        ("01_tensors-broadcast",)),
+    "broadcast.strides-rule": Misconception(
+        "a broadcast operand is read with other strides than 0 on added or stretched axes, its own elsewhere",
         ("01_tensors-broadcast",)),
     "broadcast.vector-on-last-axis": Misconception(
         "an (N,) tensor lines up with the rows of an (N, C) tensor (it lines up with the last axis)",
@@ -152,7 +161,7 @@ ENTRIES: dict[str, Misconception] = {
         ("01_tensors-quiz-offset",)),
     "strides.assume-contiguous": Misconception(
         "every tensor has contiguous strides",
-        ("01_tensors-quiz-offset",)),
+        ("01_tensors-quiz-offset", "01_tensors-broadcast")),
     "strides.column-major": Misconception(
         "the first dimension moves by one cell (column-major)",
         ("01_tensors-strides",)),
@@ -161,7 +170,7 @@ ENTRIES: dict[str, Misconception] = {
         ("01_tensors-strides",)),
     "strides.made-a-tensor": Misconception(
         "strides can be read off a tensor made for the purpose, whatever its size",
-        ("01_tensors-strides",)),
+        ("01_tensors-strides", "01_tensors-broadcast")),
     "strides.multiply-indices": Misconception(
         "an element's offset is the product of its indices",
         ("01_tensors-quiz-offset",)),

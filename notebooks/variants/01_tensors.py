@@ -111,44 +111,67 @@ WRONG = {
          "    return img.view(h // p, p, w // p, p)\n", "(H/p, W/p, p, p)", "views.tiles-shape"),
     ],
     "01_tensors-broadcast": [
-        ("def broadcast_shape(a, b):\n"
-         "    if len(a) != len(b):\n"
-         "        raise ValueError('different lengths')\n"
+        # padded on the right: the shapes line up at their left ends
+        ("def broadcast_strides(shape, strides, target):\n"
+         "    extra = len(target) - len(shape)\n"
+         "    shape, strides = tuple(shape) + (1,) * extra, tuple(strides) + (0,) * extra\n"
          "    out = []\n"
-         "    for x, y in zip(a, b):\n"
-         "        if x != y and 1 not in (x, y):\n"
+         "    for size, stride, want in zip(shape, strides, target):\n"
+         "        if size != want and size != 1:\n"
          "            raise ValueError('mismatch')\n"
-         "        out.append(max(x, y))\n"
-         "    return tuple(out)\n", "align them on the right", "broadcast.align-left"),
-        ("def broadcast_shape(a, b):\n"
-         "    n = max(len(a), len(b))\n"
-         "    a = (1,) * (n - len(a)) + tuple(a)\n"
-         "    b = (1,) * (n - len(b)) + tuple(b)\n"
-         "    return tuple(min(x, y) for x, y in zip(a, b))\n", "take the larger one",
-         "broadcast.take-min"),
-        ("def broadcast_shape(a, b):\n"
-         "    n = max(len(a), len(b))\n"
-         "    a = (1,) * (n - len(a)) + tuple(a)\n"
-         "    b = (1,) * (n - len(b)) + tuple(b)\n"
-         "    return tuple(max(x, y) for x, y in zip(a, b))\n", "refuses them",
-         "broadcast.mismatch-allowed"),
-        # compared from the right, but zip stops at the shorter shape: leading axes vanish
-        ("def broadcast_shape(a, b):\n"
+         "        out.append(stride if size == want else 0)\n"
+         "    return tuple(out)\n", "line the shapes up on the right", "broadcast.align-left"),
+        # the row-major strides of shape instead of the operand's own
+        ("def broadcast_strides(shape, strides, target):\n"
+         "    own, step = [], 1\n"
+         "    for size in reversed(shape):\n"
+         "        own.insert(0, step)\n"
+         "        step *= size\n"
+         "    extra = len(target) - len(shape)\n"
+         "    out = [0] * extra\n"
+         "    for size, stride, want in zip(shape, own, target[extra:]):\n"
+         "        if size != want and size != 1:\n"
+         "            raise ValueError('mismatch')\n"
+         "        out.append(stride if size == want else 0)\n"
+         "    return tuple(out)\n", "strides of a fresh (3, 1) tensor", "strides.assume-contiguous"),
+        ("def broadcast_strides(shape, strides, target):\n"
+         "    extra = len(target) - len(shape)\n"
+         "    out = [0] * extra\n"
+         "    for size, stride, want in zip(shape, strides, target[extra:]):\n"
+         "        if size != want and size != 1:\n"
+         "            raise ValueError('mismatch')\n"
+         "        out.append(stride)\n"
+         "    return tuple(out)\n", "its stride is 0", "broadcast.stretch-keeps-stride"),
+        ("def broadcast_strides(shape, strides, target):\n"
+         "    extra = len(target) - len(shape)\n"
+         "    out = [1] * extra\n"
+         "    for size, stride, want in zip(shape, strides, target[extra:]):\n"
+         "        if size != want and size != 1:\n"
+         "            raise ValueError('mismatch')\n"
+         "        out.append(stride if size == want else 0)\n"
+         "    return tuple(out)\n", "new axis", "broadcast.leading-stride"),
+        ("def broadcast_strides(shape, strides, target):\n"
+         "    extra = len(target) - len(shape)\n"
+         "    out = [0] * extra\n"
+         "    for size, stride, want in zip(shape, strides, target[extra:]):\n"
+         "        out.append(stride if size == want else 0)\n"
+         "    return tuple(out)\n", "raise ValueError", "broadcast.mismatch-allowed"),
+        # the symmetric rule of two shapes: a target's 1 is taken to stretch too
+        ("def broadcast_strides(shape, strides, target):\n"
          "    out = []\n"
-         "    for x, y in zip(reversed(a), reversed(b)):\n"
-         "        if x != y and 1 not in (x, y):\n"
+         "    for size, stride, want in zip(reversed(shape), reversed(strides), reversed(target)):\n"
+         "        if size != want and 1 not in (size, want):\n"
          "            raise ValueError('mismatch')\n"
-         "        out.append(max(x, y))\n"
-         "    return tuple(reversed(out))\n", "fewer axes than the longer shape",
-         "broadcast.drop-leading"),
-        ("def broadcast_shape(a, b):\n"
-         "    n = max(len(a), len(b))\n"
-         "    a = (1,) * (n - len(a)) + tuple(a)\n"
-         "    b = (1,) * (n - len(b)) + tuple(b)\n"
-         "    for x, y in zip(a, b):\n"
-         "        assert x == y or 1 in (x, y), 'mismatch'\n"
-         "    return tuple(max(x, y) for x, y in zip(a, b))\n", "expected ValueError",
-         "broadcast.mismatch-allowed"),
+         "        out.insert(0, stride if size == want else 0)\n"
+         "    return (0,) * (len(target) - len(out)) + tuple(out)\n", "never", "broadcast.one-way"),
+        # expand does it, but the tensor must exist first
+        ("def broadcast_strides(shape, strides, target):\n"
+         "    try:\n"
+         "        return torch.empty_strided(shape, strides).expand(target).stride()\n"
+         "    except RuntimeError as error:\n"
+         "        if 'expand' in str(error):\n"
+         "            raise ValueError(str(error)) from None\n"
+         "        raise\n", "shapes this large", "strides.made-a-tensor"),
     ],
     "01_tensors-pairwise": [
         ("def pairwise_sq_dists(a, b):\n"
@@ -346,11 +369,16 @@ ALTERNATIVE = {
         "    h, w = img.shape\n"
         "    return img.view(h // p, p, w // p, p).transpose(1, 2)\n"),
     "01_tensors-broadcast": (
-        "def broadcast_shape(a, b):\n"
-        "    try:\n"
-        "        return tuple(torch.broadcast_shapes(tuple(a), tuple(b)))\n"
-        "    except RuntimeError as error:\n"
-        "        raise ValueError(str(error)) from None\n"),
+        "def broadcast_strides(shape, strides, target):\n"
+        "    shape, strides = list(shape), list(strides)\n"
+        "    if len(shape) > len(target):\n"
+        "        raise ValueError('too many dims')\n"
+        "    while len(shape) < len(target):\n"
+        "        shape.insert(0, 1)\n"
+        "        strides.insert(0, 0)\n"
+        "    if any(n != t and n != 1 for n, t in zip(shape, target)):\n"
+        "        raise ValueError('cannot broadcast')\n"
+        "    return tuple(0 if n != t else s for n, s, t in zip(shape, strides, target))\n"),
     "01_tensors-pairwise": (
         "def pairwise_sq_dists(a, b):\n"
         "    out = torch.zeros(len(a), len(b))\n"
