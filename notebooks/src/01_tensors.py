@@ -169,8 +169,10 @@ for dtype in (torch.float32, torch.float16, torch.bfloat16):
 for value in (1001.0, 70000.0):
     t = torch.tensor(value)
     print(f"{value:g} as bfloat16: {t.to(torch.bfloat16).item():g}   as float16: {t.to(torch.float16).item():g}")
-edge = torch.finfo(torch.float16).max + 2.0 ** (15 - 10) / 2    # half of float16's step of 32 past its max
-print("float16:", torch.tensor([edge - 1, edge]).to(torch.float16).tolist(), "for", [edge - 1, edge])
+step16 = 2.0 ** (15 - 10)                 # float16's step between 2¹⁵ and 2¹⁶: 10 fraction bits
+edge = torch.finfo(torch.float16).max + step16 / 2                 # half a step past the largest
+print(f"float16 step near its max {step16:g}:", torch.tensor([edge - 1, edge]).to(torch.float16).tolist(),
+      "for", [edge - 1, edge])
 
 # %% [markdown]
 # ## 2. Storage and strides
