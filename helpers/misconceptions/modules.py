@@ -76,8 +76,8 @@ ENTRIES: dict[str, Misconception] = {
     "gated.no-sigmoid": Misconception(
         "the gate multiplies the value without being squashed by a sigmoid",
         (_M + "gated",)),
-    "hooks.grad-recorded": Misconception(
-        "a read-only pass through a model may record the autograd graph",
+    "hooks.detached": Misconception(
+        "a detached copy of an activation still leads back to the loss",
         (_M + "hook-means",)),
     "hooks.handle-left": Misconception(
         "a forward hook goes away by itself after the call that used it",
@@ -88,6 +88,15 @@ ENTRIES: dict[str, Misconception] = {
     "hooks.names": Misconception(
         "hook results can be keyed by anything other than the children's names",
         (_M + "hook-means",)),
+    "hooks.no-graph": Misconception(
+        "gradients of activations can be measured from a pass run under torch.no_grad()",
+        (_M + "hook-means",)),
+    "hooks.norm-not-rms": Misconception(
+        "the root mean square of a gradient is its norm (no division by the number of entries)",
+        (_M + "hook-means",)),
+    "hooks.param-grads-left": Misconception(
+        "measuring gradients with backward() leaves the parameters' .grad as they were",
+        (_M + "hook-means",)),
     "hooks.replay-children": Misconception(
         "running a model's children one after another reproduces its forward",
         (_M + "hook-means",)),
@@ -95,7 +104,7 @@ ENTRIES: dict[str, Misconception] = {
         "a 0-d tensor is as good as a Python float for a recorded statistic",
         (_M + "hook-means",)),
     "hooks.wrong-tensor": Misconception(
-        "a hook may record its module's input (a pre-hook's argument) where the output is asked for",
+        "a hook may record the gradient of its module's input (or another tensor) where the output's is asked for",
         (_M + "hook-means",)),
     "init.bias": Misconception(
         "re-initialising a Linear layer leaves its biases to their old values",

@@ -1695,38 +1695,41 @@ forgotten.remove()
 # the loop variable when it *runs*, after the loop ended, and every record would carry the
 # last name.
 #
-# ### Exercise 9: per-layer output means with hooks (2 points)
+# ### Exercise 9: the gradient that reaches each layer (2 points)
 #
-# Write `output_means(model, x)`: run `model(x)` once under `torch.no_grad()` and return a
-# dict that maps the name of each direct child (`model.named_children()`) to the mean of
-# that child's output *during this forward pass*, as a Python float (not a tensor). Use
-# forward hooks, and remove every hook before returning. (A model's `forward` may use its
-# children in any order and combine their outputs, so running the children one after
-# another is not the same thing.)
+# Write `output_grad_rms(model, x)`: run `model(x)` once, let L be the sum of that output,
+# and return a dict that maps the name of each direct child (`model.named_children()`) to
+# the root mean square of ∂L/∂(that child's output *in this pass*), √(mean of its squared
+# entries), as a Python float (not a tensor). Use forward hooks, and remove every hook before
+# returning. The model may be in the middle of training: leave every parameter's `.grad`
+# as it was. (A model's `forward` may use its children in any order and combine their
+# outputs, so running the children one after another is not the same thing.)
 
 # %% solution 03_modules-hook-means
-def output_means(model, x):
+def output_grad_rms(model, x):
     ### BEGIN SOLUTION
-    means = {}
+    outputs = {}
     handles = []
     for name, child in model.named_children():
         def record(module, inputs, output, name=name):
-            means[name] = output.mean().item()
+            outputs[name] = output
         handles.append(child.register_forward_hook(record))
     try:
-        with torch.no_grad():
-            model(x)
+        loss = model(x).sum()
     finally:
         for handle in handles:
             handle.remove()
-    return means
+    names = list(outputs)
+    # autograd.grad returns the gradients instead of adding them to the parameters' .grad
+    grads = torch.autograd.grad(loss, [outputs[name] for name in names])
+    return {name: g.pow(2).mean().sqrt().item() for name, g in zip(names, grads)}
     ### END SOLUTION
 
 # %% test 03_modules-hook-means-test points=2
-_answered = (output_means,)
+_answered = (output_grad_rms,)
 
 
-class _Residual(nn.Module):
+class _Gated(nn.Module):
     def __init__(self):
         super().__init__()
         self.inner = nn.Linear(6, 6)
@@ -1734,60 +1737,75 @@ class _Residual(nn.Module):
         self.outer = nn.Linear(6, 2)
 
     def forward(self, x):
-        return self.outer(x + self.act(self.inner(x)))
+        return self.outer(self.act(self.inner(x)) * x)
 
 
 torch.manual_seed(14)
-_res = _Residual()
+_res = _Gated()
 _x = torch.randn(8, 6) + 1
-_grad_on = []
-_spy = _res.inner.register_forward_hook(lambda m, i, o: _grad_on.append(torch.is_grad_enabled()))
-try:
-    with checks.explain_errors({}, "output_means(model, x)"):
-        _means = output_means(_res, _x)
-finally:
-    _spy.remove()
-checks.expect_type(_means, dict, "output_means(model, x)")
-checks.expect_true(set(_means) != {"outer"},
+_res(torch.randn(3, 6)).sum().backward()  # the gradients a training step left behind
+_grads_before = {name: p.grad.clone() for name, p in _res.named_parameters()}
+_no_graph = ("[mc:hooks.no-graph] The pass recorded no graph: a gradient needs one, so do not "
+             "run the model under torch.no_grad().")
+_hooks_errors = {
+    "element 0 of tensors": _no_graph, "retain_grad": _no_graph,
+    "differentiated Tensors": "[mc:hooks.detached] A tensor the hooks kept is not on the path "
+    "from the children's outputs to L (a detached copy?): keep the output itself.",
+}
+with checks.explain_errors(_hooks_errors, "output_grad_rms(model, x)"):
+    _rms = output_grad_rms(_res, _x)
+checks.expect_type(_rms, dict, "output_grad_rms(model, x)")
+checks.expect_true(set(_rms) != {"outer"},
                    "[mc:hooks.late-binding] Only the last child's name is in the dict: a hook "
                    "defined in a loop reads the loop variable when it runs, after the loop "
                    "ended. Bind the name when the hook is made (def hook(..., name=name)).")
-checks.expect_true(set(_means) == {"inner", "act", "outer"},
-                   f"[mc:hooks.names] The keys are {sorted(_means)}: use the names from "
+checks.expect_true(set(_rms) == {"inner", "act", "outer"},
+                   f"[mc:hooks.names] The keys are {sorted(_rms)}: use the names from "
                    "model.named_children() (here inner, act, outer).")
 _left = sum(len(m._forward_hooks) for m in _res.modules())
 checks.expect_true(_left == 0,
                    f"[mc:hooks.handle-left] {_left} forward hook(s) are still registered: keep "
                    "the handles register_forward_hook returns and call handle.remove() on each.")
-_kinds = sorted({type(v).__name__ for v in _means.values()})
+_kinds = sorted({type(v).__name__ for v in _rms.values()})
 checks.expect_true(_kinds == ["float"],
                    f"[mc:hooks.tensor-not-float] The values are of type {', '.join(_kinds)}: a "
-                   "0-d tensor is not a Python float (and keeps its memory alive); use .item().")
-checks.expect_true(_grad_on and not any(_grad_on),
-                   "[mc:hooks.grad-recorded] The model ran with autograd recording a graph: run "
-                   "it under `with torch.no_grad():`.")
+                   "0-d tensor is not a Python float (and keeps its graph alive); use .item().")
+_changed = [name for name, p in _res.named_parameters()
+            if p.grad is None or not torch.equal(p.grad, _grads_before[name])]
+checks.expect_true(not _changed,
+                   f"[mc:hooks.param-grads-left] The .grad of {', '.join(_changed)} changed: "
+                   "backward() adds into every parameter's .grad, and the training step that "
+                   "follows would use the sum. Ask autograd for the gradients you need instead "
+                   "(02), or put the .grad back as it was.")
+checks.reject_close(_rms["outer"], {4.0: "[mc:hooks.norm-not-rms] That is the norm "
+                    "√(sum of squares); the root mean square divides by the number of entries "
+                    "before the square root."}, "the value for 'outer'")
+with torch.no_grad():
+    _replayed = (torch.ones(8, 2) @ _res.outer.weight).pow(2).mean().sqrt().item()
+checks.reject_close(_rms["act"], {_replayed: "[mc:hooks.replay-children] That is what act "
+                    "gets when the children run one after another; forward multiplies by x "
+                    "first. Hooks see what forward really computes."}, "the value for 'act'")
+### BEGIN HIDDEN TESTS
 with torch.no_grad():
     _h = _res.act(_res.inner(_x))
-    _true = {"inner": _res.inner(_x).mean().item(), "act": _h.mean().item(),
-             "outer": _res.outer(_x + _h).mean().item()}
-    _replayed = _res.outer(_h).mean().item()
-checks.reject_close(_means["outer"], {_replayed: "[mc:hooks.replay-children] That is what "
-                    "outer gives when the children run one after another; forward adds x "
-                    "first. Hooks see what forward really computes."}, "the mean for 'outer'")
-### BEGIN HIDDEN TESTS
+    _g_act = (torch.ones(8, 2) @ _res.outer.weight) * _x
+    _true = {"outer": 1.0, "act": _g_act.pow(2).mean().sqrt().item(),
+             "inner": (_g_act * (1 - _h ** 2)).pow(2).mean().sqrt().item()}
 for _k, _v in _true.items():
-    checks.expect_close(_means[_k], _v, f"the mean for {_k!r}", rtol=1e-5,
-                        hint="[mc:hooks.wrong-tensor] Record the mean of each child's output in "
-                             "this pass (a forward hook's third argument), under its own name.")
-_seq = nn.Sequential(nn.Linear(3, 3), nn.ReLU())
-_grad_on.clear()
-_spy = _seq[0].register_forward_hook(lambda m, i, o: _grad_on.append(torch.is_grad_enabled()))
-output_means(_seq, torch.randn(2, 3, requires_grad=True))
-_spy.remove()
-checks.expect_true(not any(_grad_on), "[mc:hooks.grad-recorded] Run the model under "
-                   "torch.no_grad(), also when the input requires grad.")
+    checks.expect_close(_rms[_k], _v, f"the value for {_k!r}", rtol=1e-4,
+                        hint="[mc:hooks.wrong-tensor] For each child, the gradient of L with "
+                             "respect to that child's output in this pass (a forward hook's "
+                             "third argument), as √(mean of squares).")
+_seq = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+with checks.explain_errors(_hooks_errors, "output_grad_rms(a model that has no .grad yet, x)"):
+    _seq_rms = output_grad_rms(_seq, torch.randn(5, 3))
+checks.expect_true(all(p.grad is None for p in _seq.parameters()),
+                   "[mc:hooks.param-grads-left] A model with no gradients must be left with none.")
 checks.expect_true(sum(len(m._forward_hooks) for m in _seq.modules()) == 0,
                    "[mc:hooks.handle-left] Remove every hook before returning.")
+checks.expect_close(_seq_rms.get("2"), 1.0, "the value for the last layer of a Sequential",
+                    hint="[mc:hooks.wrong-tensor] L is the sum of the output, so ∂L/∂(last "
+                         "output) is all ones.")
 ### END HIDDEN TESTS
 
 # %% [markdown]

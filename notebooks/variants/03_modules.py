@@ -140,24 +140,26 @@ def gated(wrap="nn.Parameter", grad="", gate="torch.sigmoid(x @ self.weight_gate
 
 
 HOOKS = (
-    "def output_means(model, x):\n"
-    "    means = {{}}\n"
+    "def output_grad_rms(model, x):\n"
+    "    outputs = {{}}\n"
     "    handles = []\n"
     "    for name, child in model.named_children():\n"
     "        def record(module, inputs, output{bind}):\n"
-    "            means[name] = {value}\n"
+    "            outputs[name] = {kept}\n"
     "        handles.append(child.register_forward_hook(record))\n"
     "    {context}\n"
-    "        model(x)\n"
+    "        loss = model(x).sum()\n"
     "{remove}"
-    "    return means\n"
+    "    names = list(outputs)\n"
+    "    grads = torch.autograd.grad(loss, [outputs[n] for n in names])\n"
+    "    return {{n: {value} for n, g in zip(names, grads)}}\n"
 )
 REMOVE = "    for handle in handles:\n        handle.remove()\n"
 
 
-def hooks(bind=", name=name", remove=REMOVE, value="output.mean().item()",
-          context="with torch.no_grad():"):
-    return HOOKS.format(bind=bind, remove=remove, value=value, context=context)
+def hooks(bind=", name=name", remove=REMOVE, kept="output", context="if True:",
+          value="g.pow(2).mean().sqrt().item()"):
+    return HOOKS.format(bind=bind, remove=remove, kept=kept, context=context, value=value)
 
 
 INIT = (
@@ -398,39 +400,36 @@ WRONG = {
     P + "hook-means": [
         (hooks(remove=""), "still registered", "hooks.handle-left"),
         (hooks(bind=""), "loop variable", "hooks.late-binding"),
-        ("def output_means(model, x):\n"
-         "    means = {}\n"
-         "    with torch.no_grad():\n"
-         "        for name, child in model.named_children():\n"
-         "            x = child(x)\n"
-         "            means[name] = x.mean().item()\n"
-         "    return means\n", "one after another", "hooks.replay-children"),
-        (hooks(value="output.mean()"), "0-d tensor", "hooks.tensor-not-float"),
-        (hooks(context="if True:"), "recording a graph", "hooks.grad-recorded"),
-        ("def output_means(model, x):\n"
-         "    means, handles = {}, []\n"
+        ("def output_grad_rms(model, x):\n"
+         "    outputs, h = {}, x\n"
          "    for name, child in model.named_children():\n"
-         "        def record(module, inputs, name=name):\n"
-         "            means[name] = inputs[0].mean().item()\n"
-         "        handles.append(child.register_forward_pre_hook(record))\n"
-         "    with torch.no_grad():\n"
-         "        model(x)\n"
-         "    for handle in handles:\n"
-         "        handle.remove()\n"
-         "    return means\n", "output in this pass", "hooks.wrong-tensor"),
-        (hooks().replace("model.named_children()", "model.named_modules()"), "named_children()",
-         "hooks.names"),
-        ("def output_means(model, x):\n"
-         "    means, handles = {}, []\n"
+         "        h = child(h)\n"
+         "        outputs[name] = h\n"
+         "    grads = torch.autograd.grad(h.sum(), list(outputs.values()))\n"
+         "    return {n: g.pow(2).mean().sqrt().item() for n, g in zip(outputs, grads)}\n",
+         "one after another", "hooks.replay-children"),
+        (hooks(value="g.pow(2).mean().sqrt()"), "0-d tensor", "hooks.tensor-not-float"),
+        (hooks(value="g.norm().item()"), "√(sum of squares)", "hooks.norm-not-rms"),
+        (hooks(context="with torch.no_grad():"), "do not run the model under torch.no_grad()",
+         "hooks.no-graph"),
+        (hooks(kept="output.detach()"), "a detached copy", "hooks.detached"),
+        ("def output_grad_rms(model, x):\n"
+         "    outputs, handles = {}, []\n"
          "    for name, child in model.named_children():\n"
          "        def record(module, inputs, output, name=name):\n"
-         "            with torch.no_grad():  # too late: forward has recorded it already\n"
-         "                means[name] = output.mean().item()\n"
+         "            output.retain_grad()\n"
+         "            outputs[name] = output\n"
          "        handles.append(child.register_forward_hook(record))\n"
-         "    model(x)\n"
+         "    model(x).sum().backward()\n"
          "    for handle in handles:\n"
          "        handle.remove()\n"
-         "    return means\n", "recording a graph", "hooks.grad-recorded"),
+         "    return {n: o.grad.pow(2).mean().sqrt().item() for n, o in outputs.items()}\n",
+         "backward() adds into", "hooks.param-grads-left"),
+        (hooks().replace("model.named_children()", "model.named_modules()"), "named_children()",
+         "hooks.names"),
+        (hooks().replace("{n: g.pow(2).mean().sqrt().item() for n, g in zip(names, grads)}",
+                         "{n: outputs[n].pow(2).mean().sqrt().item() for n in names}"),
+         "with respect to that child's output", "hooks.wrong-tensor"),
     ],
     P + "quiz-relu-depth": [
         ('answer_relu_depth = "about the same"\n', "half the", "init.relu-preserves"),
@@ -565,18 +564,25 @@ ALTERNATIVE = {
     P + "quiz-relu-depth": "answer_relu_depth = 'small' + 'er'\n",
     P + "quiz-grad-depth": "answer_grad_depth = 'smaller'\n",
     P + "hook-means": (
-        "def output_means(model, x):\n"
-        "    outputs = {}\n"
-        "    handles = [child.register_forward_hook(\n"
-        "                   lambda m, i, o, key=name: outputs.__setitem__(key, o))\n"
-        "               for name, child in model.named_children()]\n"
+        "def output_grad_rms(model, x):\n"
+        "    saved = {p: None if p.grad is None else p.grad.clone() for p in model.parameters()}\n"
+        "    kept = {}\n"
+        "\n"
+        "    def keep(key):\n"
+        "        def hook(module, inputs, output):  # returns None: a returned value replaces the output\n"
+        "            output.retain_grad()\n"
+        "            kept[key] = output\n"
+        "        return hook\n"
+        "\n"
+        "    handles = [child.register_forward_hook(keep(name)) for name, child in model.named_children()]\n"
         "    try:\n"
-        "        with torch.inference_mode():\n"
-        "            model(x)\n"
+        "        model(x).sum().backward()\n"
         "    finally:\n"
         "        for h in handles:\n"
         "            h.remove()\n"
-        "    return {k: float(v.mean()) for k, v in outputs.items()}\n"
+        "        for p, g in saved.items():\n"
+        "            p.grad = g\n"
+        "    return {k: float(o.grad.norm() / o.numel() ** 0.5) for k, o in kept.items()}\n"
     ),
     P + "init-relu": (
         "def kaiming_init_(model):\n"
