@@ -29,9 +29,8 @@
 #
 # **How this notebook works.** Quick quizzes ask you to *predict* before a cell shows the
 # answer; numbered exercises (points in the heading) are graded, and a failing test says
-# what you probably believed. **Run time:** 21–33 s top to bottom on the course's 2-core
-# machine while other work kept it busy (load average 9–10; measured with
-# `benchmarks/notebooks.py`); the last cell prints the time this run took.
+# what you probably believed. **Run time:** the last cell prints how long this run took
+# from top to bottom (`benchmarks/notebooks.py` measures it on the course machine).
 
 # %%
 import copy
@@ -377,8 +376,9 @@ for state in top.states:
 #
 # **Try this**
 # 1. With the five steps in order, move "show rows" from 1 to 5. Notice that `.grad`
-#    is None until `backward` and that only `step` moves the weights, by lr × |grad|
-#    (0.1 × |(2.35, −2.70)| ≈ 0.358). Explain why the graph reads "freed" after backward.
+#    is None until `backward` and that only `step` moves the weights: compare "Δ weight"
+#    (the length of the change) with 0.1 × the length of the `weight.grad` on the row
+#    above it. Explain why the graph reads "freed" after backward.
 # 2. Drop `zero_grad` (type `forward, loss, backward, step`). Notice row 7, the second
 #    backward: `weight.grad` is the sum of both iterations' gradients. Explain why the
 #    second step is larger than the first.
@@ -414,26 +414,27 @@ print("examples per class in the training set:", torch.bincount(y_train).tolist(
 # ## 3. CrossEntropyLoss: raw logits in, class indices as targets
 #
 # For classification into C classes the model ends in a `Linear` layer with C outputs,
-# the **logits**: any real numbers, no softmax. `nn.CrossEntropyLoss` applies
-# `log_softmax` itself and picks out the log-probability of the right class:
-# loss = −mean(log_softmax(logits)[i, y_i]). The targets are **class indices** (int64),
-# one per row, not one-hot vectors and not floats.
+# the **logits**: any real numbers, no softmax. `nn.CrossEntropyLoss` takes those logits
+# as they are (what it computes from them comes after the quiz below). The targets are
+# **class indices** (int64), one per row, not one-hot vectors and not floats.
 
 # %%
 logits = torch.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 3.0]])
 targets = torch.tensor([0, 2])
-by_hand = -torch.log_softmax(logits, dim=1)[torch.arange(2), targets].mean()
-print("CrossEntropyLoss:", nn.CrossEntropyLoss()(logits, targets).item(), "| by hand:", by_hand.item())
-print("target dtype:", targets.dtype)
+print("CrossEntropyLoss:", nn.CrossEntropyLoss()(logits, targets).item(), "| target dtype:", targets.dtype)
 
 # %% [markdown]
-# Class indices stored as floats are refused (a float target is read as class
-# *probabilities*, which must have the logits' shape):
+# Class indices stored as floats are refused. The target's **shape** decides how it is
+# read, not its dtype: a target with the logits' shape, (N, C), is read as class
+# probabilities (floats), one distribution per row; a target of shape (N,) is read as
+# class indices, and that path accepts only integer dtypes:
 
 # %%
 with checks.expect_error(RuntimeError):
     nn.CrossEntropyLoss()(logits, targets.float())
 print("fix: targets.long() ->", nn.CrossEntropyLoss()(logits, targets.float().long()).item())
+print("a float target of the logits' shape", tuple(logits.shape), "is read as probabilities ->",
+      nn.CrossEntropyLoss()(logits, F.one_hot(targets, 3).float()).item())
 
 # %% [markdown]
 # A row can also have no label: padding that makes sequences of different lengths into
@@ -484,9 +485,14 @@ checks.expect_true(math.isclose(answer_double_softmax_loss,
 }
 
 # %% [markdown]
-# Check it, for two classes and for ten:
+# What the loss computes: it applies `log_softmax` to its input and picks out the
+# log-probability of each row's target class, loss = −mean(log_softmax(logits)[i, y_i]).
+# By hand beside the loss, for the first cell's logits, then the quiz's case for two
+# classes and for ten:
 
 # %%
+by_hand = -torch.log_softmax(logits, dim=1)[torch.arange(2), targets].mean()
+print("CrossEntropyLoss:", nn.CrossEntropyLoss()(logits, targets).item(), "| by hand:", by_hand.item())
 perfect = torch.zeros(1, 10)
 perfect[0, 3] = 1.0
 print("2 classes, perfect:", round(nn.CrossEntropyLoss()(torch.tensor([[1.0, 0.0]]), torch.tensor([0])).item(), 4))
@@ -1119,7 +1125,7 @@ print("largest initial weight of the first layer:",
 #    training loss's noise and the lr panel. Explain with section 1's limit lr·g / (1 − μ):
 #    what step size does a constant lr 1.0 with momentum 0.9 approach?
 # 3. Choose SGD (constant), type `64, 64, 64, 64` as hidden sizes and drag lr to its
-#    maximum (31.6). Notice the red line and the message naming the step where the loss
+#    maximum. Notice the red line and the message naming the step where the loss
 #    became nan. Explain how a loss can become nan (overflow to inf, then inf − inf). Then
 #    choose one-cycle: notice where the nan comes now, against the lr panel.
 
@@ -1245,16 +1251,28 @@ _check_groups(nn.Sequential(nn.Linear(5, 6), _Block(), nn.LayerNorm(3)), "a nest
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 4: a warm-up schedule (2 points)
+# ### Exercise 4: repair a warm-up (2 points)
 #
 # *Misconception targeted: a warm-up whose first step has a rate of 0, a rule that
-# returns a rate where the scheduler expects a factor, or a rule that reaches only the
-# first parameter group.*
+# returns a rate where the scheduler expects a factor, a rule that reaches only the
+# first parameter group, or a warm-up that never stops.*
 #
-# Write `warmup(optimizer, warmup_steps)` returning a scheduler (it will be stepped once
-# after every `optimizer.step()`) under which the k-th optimizer step (k = 1, 2, 3, …) of
-# every parameter group uses that group's rate × k / `warmup_steps` while
-# k ≤ `warmup_steps`, and the group's full rate afterwards.
+# A colleague wrote the warm-up below for an optimizer with parameter groups (a
+# pretrained body at a small rate, a new head at a larger one). It is meant to return a
+# scheduler, stepped once after every `optimizer.step()`, under which the k-th optimizer
+# step (k = 1, 2, 3, …) of every group uses that group's rate × k / `warmup_steps` while
+# k ≤ `warmup_steps`, and the group's full rate afterwards. It runs without an error, and
+# it is wrong in more than one way. Measure before you fix: give it an SGD with two groups
+# at different rates and print the rates the first steps use.
+
+# %%
+def rushed_warmup(optimizer, warmup_steps):
+    peak = optimizer.param_groups[0]["lr"]
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda n: peak * n / warmup_steps)
+
+
+# %% [markdown]
+# Write `warmup(optimizer, warmup_steps)` that does what `rushed_warmup` means to do.
 
 # %% solution 04_training_loop-warmup
 ### BEGIN SOLUTION
@@ -1544,22 +1562,42 @@ print("the next loss:", victim(x_probe).pow(2).sum().item())
 
 # %% [markdown]
 # Clipping cannot repair it (an infinite norm scales every gradient by 0, and
-# `inf × 0 = nan`), and after one step every later loss is nan. The loss is the one
-# number to check: test it **before** `backward`, and stop with a message that says at
-# which step it happened, so the run can be traced back to its batch. (`clip_grad_norm_`
-# also takes `error_if_nonfinite=True`, which raises after backward has already run.)
+# `inf × 0 = nan`), and after one step every later loss is nan. Test the loss **before**
+# `backward`, and stop with a message that says at which step it happened, so the run can
+# be traced back to its batch. (`clip_grad_norm_` also takes `error_if_nonfinite=True`,
+# which raises after backward has already run.)
 #
-# ### Exercise 6: a guarded step (2 points)
+# A finite loss does not promise finite gradients, though. Backward can overflow where
+# the forward pass did not (in float16 especially), or meet a function whose slope is
+# infinite at that point, like √x at 0:
+
+# %%
+corner = nn.Parameter(torch.tensor([0.0, 4.0]))
+root_loss = torch.sqrt(corner).sum()
+root_loss.backward()
+print("loss:", root_loss.item(), "| finite:", torch.isfinite(root_loss).item(),
+      "| gradient:", corner.grad.tolist())
+
+# %% [markdown]
+# ### Exercise 6: a guarded step that skips a bad gradient (2 points)
 #
-# *Misconception targeted: checking only for NaN where the task says "not finite",
-# back-propagating a loss before checking it, or clipping after the weights have moved.*
+# *Misconception targeted: trusting a finite loss to have finite gradients, checking for
+# NaN only where the task says "not finite", "skipping" a step by zeroing the gradients
+# and stepping anyway, leaving a bad gradient in `.grad`, or back-propagating a loss
+# before checking it.*
 #
-# Write `guarded_step(model, loss, optimizer, step, max_norm)`. The caller has already
-# run `optimizer.zero_grad()` (every `.grad` is None) and the forward pass. If `loss` is
-# not finite, raise `FloatingPointError` with a message containing the step number,
-# before anything else: no backward (every `.grad` stays None), no change to the weights.
-# Otherwise run backward, clip the gradients' total norm to `max_norm`, step, and return
-# the norm before clipping as a Python float.
+# Long runs often skip one bad batch rather than stop. Write
+# `guarded_step(model, loss, optimizer, step, max_norm)`. The caller has already run
+# `optimizer.zero_grad()` (every `.grad` is None) and the forward pass.
+#
+# - If `loss` is not finite, raise `FloatingPointError` with a message containing the
+#   step number, before anything else: no backward (every `.grad` stays None), no change
+#   to the weights.
+# - Otherwise back-propagate. If any gradient is not finite, **skip** the step: leave the
+#   weights and the optimizer's state (momentum buffers, Adam's running averages and its
+#   step count) exactly as they were, leave every `.grad` None, and return None.
+# - Otherwise clip the gradients' total norm to `max_norm`, step, and return the norm
+#   before clipping as a Python float.
 
 # %% solution 04_training_loop-guarded-step
 ### BEGIN SOLUTION
@@ -1568,6 +1606,9 @@ def guarded_step(model, loss, optimizer, step, max_norm):
         raise FloatingPointError(f"non-finite loss {loss.item()} at step {step}")
     loss.backward()
     norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    if not torch.isfinite(norm):           # a gradient holds inf or nan
+        optimizer.zero_grad()
+        return None
     optimizer.step()
     return norm.item()
 ### END SOLUTION
@@ -1635,8 +1676,72 @@ checks.reject_close(_m.weight.detach(), {_unclipped[0]:
 checks.reject_close(_norm, {1.0: "[mc:clip.norm-after-clipping] Return the norm before "
                                  "clipping (what clip_grad_norm_ returns), not max_norm."},
                     "the returned norm")
+
+
+def _same_state(a, b):
+    """Two optimizer state_dicts hold the same state tensors, bit for bit."""
+    return a["state"].keys() == b["state"].keys() and all(
+        a["state"][k].keys() == b["state"][k].keys()
+        and all(torch.equal(torch.as_tensor(a["state"][k][n]), torch.as_tensor(b["state"][k][n]))
+                for n in a["state"][k]) for k in a["state"])
+
+
+def _skipped(make_optimizer, bad, label):
+    """guarded_step on a finite loss whose gradient holds `bad` (inf: √ at 0 has an infinite
+    slope; nan: 0 × that slope), after one good step has given the optimizer state: it must
+    skip, leaving the weights, the optimizer's state and every .grad as they were."""
+    torch.manual_seed(6)
+    m = nn.Linear(3, 2)
+    opt = make_optimizer(m.parameters())
+    x = torch.randn(6, 3)
+    opt.zero_grad()
+    (m(x) ** 2).mean().backward()
+    opt.step()
+    weights, state = copy.deepcopy(m.state_dict()), copy.deepcopy(opt.state_dict())
+    opt.zero_grad()
+    kink = torch.sqrt(m.weight[0, 0] - m.weight[0, 0].detach())     # 0, infinite slope
+    loss = (m(x) ** 2).mean() + (kink if bad == "inf" else 0 * kink)
+    what = f"With {label} and a finite loss ({loss.item():.3f}) whose gradient holds {bad}"
+    with checks.explain_errors({}, "guarded_step(...)"):
+        try:
+            returned = guarded_step(m, loss, opt, 9, 1.0)
+        except FloatingPointError:
+            checks.reject(True, {True: f"[mc:nan.grad-raises] {what}, guarded_step raised: a "
+                                       "bad gradient under a finite loss is skipped, not fatal. "
+                                       "Return None and let the run go on."}, "guarded_step")
+    if not all(torch.isfinite(p).all() for p in m.parameters()):
+        checks.reject(True, {True: f"[mc:nan.inf-not-checked] {what}, the step ran on it and "
+                                   "the weights are now nan: 'not finite' means inf as well as "
+                                   "nan, and torch.isnan misses inf." if bad == "inf" else
+                             f"[mc:nan.grad-not-checked] {what}, the step ran on it and the "
+                             "weights are now nan: a finite loss does not promise finite "
+                             "gradients. Check them after backward, before step."},
+                      "the weights after guarded_step")
+    checks.expect_true(all(torch.equal(m.state_dict()[k], v) for k, v in weights.items())
+                       and _same_state(opt.state_dict(), state),
+                       f"[mc:nan.skip-by-zero-grad] {what}, the weights or the optimizer's state "
+                       "changed: zeroing the gradients and stepping is not a skip, since "
+                       "momentum (or Adam's running averages) still moves the weights and the "
+                       "optimizer counts a step. Return before optimizer.step().")
+    checks.expect_true(all(p.grad is None for p in m.parameters()),
+                       f"[mc:nan.skip-leaves-grad] {what}, the skipped step left .grad filled: "
+                       "a caller that accumulates gradients would add the next batch's to it. "
+                       "Leave every .grad None, as it came in (optimizer.zero_grad()).")
+    checks.expect_true(returned is None, f"[mc:nan.skip-not-reported] {what}, the step was "
+                       f"skipped, so guarded_step returns None (a caller counts skips by it); it "
+                       f"returned {returned!r}.")
+
+
+def _momentum(ps):
+    return torch.optim.SGD(ps, lr=0.1, momentum=0.9)
+
+
+_skipped(_momentum, "nan", "SGD with momentum")
+_skipped(_momentum, "inf", "SGD with momentum")
 ### BEGIN HIDDEN TESTS
 _refused(-math.inf, 42, "-inf")
+_skipped(lambda ps: torch.optim.Adam(ps, lr=0.01), "nan", "Adam")
+_skipped(lambda ps: torch.optim.Adam(ps, lr=0.01), "inf", "Adam")
 _scale = min(1.0, 1.0 / (_true_norm + 1e-6))
 checks.expect_close(_norm, _true_norm, "the returned norm", rtol=1e-4,
                     hint="[mc:clip.norm-after-clipping] The total norm before clipping.")
@@ -2426,7 +2531,8 @@ with torch.no_grad():
 #   first steps at a high peak rate. Keep weight decay off biases and normalisation
 #   weights with parameter groups.
 # - Early stopping keeps a deep copy of the best epoch's weights; `clip_grad_norm_` bounds a
-#   step; check `torch.isfinite(loss)` before backward and stop naming the step.
+#   step; check `torch.isfinite(loss)` before backward and stop naming the step; a finite
+#   loss can still have non-finite gradients, and a step on them is skipped whole.
 # - A checkpoint that resumes exactly holds the model, optimizer and scheduler states, the
 #   position, and every random generator the loop uses, and runs deterministically.
 # - Overfit one batch to find bugs fast; accumulate weighted micro-batch gradients when

@@ -141,11 +141,16 @@ CHECK_NAN_ONLY = ("    if torch.isnan(loss):\n"
                   "        raise FloatingPointError(f\"NaN loss at step {step}\")\n")
 CHECK_UNNAMED = ("    if not torch.isfinite(loss):\n"
                  "        raise FloatingPointError(\"the loss is not finite\")\n")
-CLIP_THEN_STEP = ("    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
+SKIP = ("    if not torch.isfinite(norm):\n"
+        "        optimizer.zero_grad()\n"
+        "        return None\n")
+
+
+def guarded(check=CHECK, late_check="", middle=None, skip=SKIP, returned="norm.item()"):
+    if middle is None:
+        middle = ("    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
+                  f"{skip}"
                   "    optimizer.step()\n")
-
-
-def guarded(check=CHECK, late_check="", middle=CLIP_THEN_STEP, returned="norm.item()"):
     return GUARDED.format(check=check, late_check=late_check, middle=middle, returned=returned)
 
 
@@ -336,6 +341,13 @@ WRONG = {
     ],
     P + "warmup": [
         (warmup("min(1.0, n / warmup_steps)"), "wasted step", "warmup.first-step-zero"),
+        # the page's broken warm-up handed in as it is
+        ("def warmup(optimizer, warmup_steps):\n"
+         "    return rushed_warmup(optimizer, warmup_steps)\n", "wasted step",
+         "warmup.first-step-zero"),
+        # its first bug fixed, the other two kept
+        (warmup("optimizer.param_groups[0]['lr'] * (n + 1) / warmup_steps"),
+         "multiplies by lr twice", "warmup.factor-is-lr"),
         (warmup("optimizer.param_groups[0]['lr'] * min(1.0, (n + 1) / warmup_steps)"),
          "multiplies by lr twice", "warmup.factor-is-lr"),
         (WARMUP_FIRST_GROUP_ONLY, "applies to every group", "warmup.one-group"),
@@ -402,9 +414,25 @@ WRONG = {
                                   "    optimizer.step()\n"),
          "before the check", "nan.backward-before-check"),
         (guarded(middle="    norm = torch.cat([p.grad.flatten() for p in model.parameters()]).norm()\n"
+                        + SKIP +
                         "    nn.utils.clip_grad_value_(model.parameters(), max_norm)\n"
                         "    optimizer.step()\n"),
          "clipped gradient", "clip.not-applied"),
+        # a finite loss trusted to have finite gradients
+        (guarded(skip=""), "does not promise finite", "nan.grad-not-checked"),
+        (guarded(skip=SKIP.replace("not torch.isfinite(norm)", "torch.isnan(norm)")),
+         "torch.isnan misses inf", "nan.inf-not-checked"),
+        # "skipping" by zeroing the gradients, then stepping anyway
+        (guarded(skip="    if not torch.isfinite(norm):\n"
+                      "        optimizer.zero_grad(set_to_none=False)\n"),
+         "is not a skip", "nan.skip-by-zero-grad"),
+        (guarded(skip="    if not torch.isfinite(norm):\n"
+                      "        return None\n"), "left .grad filled", "nan.skip-leaves-grad"),
+        (guarded(skip=SKIP.replace("return None", "return norm.item()")),
+         "returns None", "nan.skip-not-reported"),
+        (guarded(skip="    if not torch.isfinite(norm):\n"
+                      "        raise FloatingPointError(f\"non-finite gradient at step {step}\")\n"),
+         "skipped, not fatal", "nan.grad-raises"),
     ],
     P + "checkpoint": [
         (checkpoint(missing=("global_rng",)), "dropout draws from the global", "checkpoint.global-rng"),
@@ -533,6 +561,10 @@ ALTERNATIVE = {
         "        raise FloatingPointError(f\"step {step}: the loss is {loss.item()}\")\n"
         "    loss.backward()\n"
         "    grads = [p.grad for p in model.parameters() if p.grad is not None]\n"
+        "    if not all(torch.isfinite(g).all() for g in grads):\n"
+        "        for p in model.parameters():\n"
+        "            p.grad = None\n"
+        "        return None\n"
         "    total = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))\n"
         "    scale = min(1.0, max_norm / (total.item() + 1e-6))\n"
         "    with torch.no_grad():\n"
