@@ -288,3 +288,15 @@ def test_a_folder_opened_for_two_classes_closes_with_the_last(tmp_path):
     assert private.stat().st_mode & 0o777 == 0o701, "closed while another class still needs it"
     close_way(second)
     assert private.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_hidden_line_the_student_copy_contains_is_no_secret():
+    """course return refuses a page that shows hidden test code, but a hidden line that a
+    visible check contains (the same call, its arguments broken over two lines) is already on
+    the student's screen: 01's round trip on the hub was refused for it."""
+    from graders.course.exchange import secrets
+
+    hidden = {"checks.expect_true(bool(_got) == _want,", "_m = torch.randn(3, 4, generator=g)"}
+    released = {'checks.expect_true(bool(_got) == _want, f"{_name} returned {bool(_got)}. {_why}")', "x = 1"}
+    assert secrets(hidden, released) == {"_m = torch.randn(3, 4, generator=g)"}
+    assert secrets(hidden, set()) == hidden

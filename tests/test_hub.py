@@ -51,7 +51,7 @@ sys.path.insert(0, str(REPO))  # deploy/ is a folder of the repository, not an i
 from deploy.hub import setup  # noqa: E402
 from deploy.hub.throwaway import Throwaway  # noqa: E402
 from graders.course.config import Course  # noqa: E402
-from graders.course.exchange import hidden_lines, page_text, released_lines  # noqa: E402
+from graders.course.exchange import hidden_lines, page_text, released_lines, secrets  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hub"), pytest.mark.timeout(1800)]
 
@@ -346,7 +346,7 @@ def test_a_class_on_a_hub(hub):
     assert score and float(score.group(1)) == expected and float(score.group(2)) == max_score, text[:3000]
     assert phrase in text, f"the feedback does not name the misconception ({phrase!r})"
     course = Course(cls.course_dir)
-    secret = hidden_lines(course, ASSIGNMENT) - released_lines(course, ASSIGNMENT)
+    secret = secrets(hidden_lines(course, ASSIGNMENT), released_lines(course, ASSIGNMENT))
     assert secret, f"{ASSIGNMENT} has no hidden test to look for"
     shown = sorted(line for line in secret if line in text)
     assert not shown, f"the student's feedback shows hidden test code: {shown[:3]}"

@@ -147,6 +147,14 @@ def released_lines(course: Course, assignment: str) -> set[str]:
             for line in cell.source.splitlines()}
 
 
+def secrets(hidden: set[str], released: set[str]) -> set[str]:
+    """The hidden lines a page must not show: those that no line of the student's copy
+    contains. A visible check such as ``expect_true(bool(got) == want, f"...")`` contains a
+    hidden line ``expect_true(bool(got) == want,`` that only breaks its arguments over two
+    lines, and the page shows the visible one."""
+    return {line for line in hidden if not any(line in seen for seen in released)}
+
+
 def page_text(page: str) -> str:
     """An HTML page as a reader sees its words: tags dropped, entities decoded."""
     import html
@@ -163,7 +171,7 @@ def give_back(course: Course, assignment: str) -> dict[str, str]:
     scrubs them; a page written otherwise is refused, not sent), and only to a student who
     submitted through the exchange (nbgrader finds the page by a secret the submission
     carries; an archive from an LMS has none)."""
-    hidden = hidden_lines(course, assignment) - released_lines(course, assignment)
+    hidden = secrets(hidden_lines(course, assignment), released_lines(course, assignment))
     outcome, excluded = {}, []
     for page in sorted((course.dir / "feedback").glob(f"*/{assignment}/*.html")):
         student, folder = page.parent.parent.name, page.parent
