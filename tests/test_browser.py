@@ -640,8 +640,18 @@ def follow_the_banner_after_a_restart(page, panel, nb, stem: str) -> None:
         run_cell(page, cell)
         errors = outputs_of(cell, ERROR_OUTPUT)
         assert not errors, f"{stem}: after a restart, following the banner ({said!r}) gave {errors}"
+    # run_cell can return before the cell's new output replaces the old: a restarted
+    # notebook keeps its prompts' numbers, and the first cells get the same ones again. So wait
+    # for the explorer the rerun made (connected, its picture loaded), not for the old one.
+    try:
+        page.wait_for_function(
+            "el => { const e = el.querySelector('.course-explorer');"
+            " const i = e && e.querySelector('img');"
+            " return e && !e.classList.contains('jupyter-widgets-disconnected') && i && i.naturalWidth > 0; }",
+            arg=own.element_handle(), timeout=RUN_ALL_MS)
+    except Exception:  # playwright's TimeoutError: the assertion below says what is missing
+        pass
     fresh = own.locator(".course-explorer").first
-    wait_images(page, fresh)
     assert "jupyter-widgets-disconnected" not in (fresh.get_attribute("class") or ""), \
         f"{stem}: the instrument's controls did not come back"
     shoot(page, f"{stem}-student-after-restart")
