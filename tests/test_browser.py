@@ -168,7 +168,18 @@ class Lab:
         panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)").first
         panel.locator(".jp-Cell").first.wait_for()
         wait_kernel_idle(page)
+        accept_kernel_choice(page)
         return context, page, panel, blocked
+
+
+def accept_kernel_choice(page) -> None:
+    """Accept JupyterLab's "Select Kernel" dialog, as a person would, if it is up: on a busy
+    machine Lab sometimes asks even though the notebook's kernel has started (seen on a fresh
+    clone: the dialog covered the page and Run All could not be clicked)."""
+    dialog = page.locator(".jp-Dialog", has_text="Select Kernel")
+    if dialog.count() and dialog.first.is_visible():
+        dialog.first.locator(".jp-mod-accept").click()
+        dialog.first.wait_for(state="detached")
 
 
 def wait_kernel_idle(page, timeout=LOAD_MS):
@@ -195,6 +206,7 @@ PROGRESS = """() => {
 
 def click_run_all(page) -> None:
     # Focus the notebook (the Run menu acts on the current widget), then Run > Run All Cells.
+    accept_kernel_choice(page)
     page.locator(".jp-NotebookPanel .jp-Cell .jp-InputPrompt").first.click()
     page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
     page.locator(".lm-Menu-item:not(.lm-mod-disabled)",
