@@ -643,7 +643,11 @@ def follow_the_banner_after_a_restart(page, panel, nb, stem: str) -> None:
     assert named or "Run this cell again" in said, f"{stem}: the banner says what to run? {said!r}"
     cells = panel.locator(".jp-CodeCell").all()
     firsts = [first_line(c.source) for c in nb.cells if c.cell_type == "code"]
-    own = panel.locator(".jp-CodeCell", has=page.locator(".course-explorer")).first
+    # the instrument's cell by its position: a locator filtered by "has an explorer" would
+    # match the next instrument's cell while this one's output is being replaced
+    own_index = panel.locator(".jp-CodeCell").evaluate_all(
+        "cells => cells.findIndex(c => c.querySelector('.course-explorer'))")
+    own = panel.locator(".jp-CodeCell").nth(own_index)
     ran = []
     for line in named:
         assert line in firsts, f"{stem}: the banner names a cell that is not there: {line!r}"
@@ -660,7 +664,7 @@ def follow_the_banner_after_a_restart(page, panel, nb, stem: str) -> None:
             "el => { const e = el.querySelector('.course-explorer');"
             " const i = e && e.querySelector('img');"
             " return e && !e.classList.contains('jupyter-widgets-disconnected') && i && i.naturalWidth > 0; }",
-            arg=own.element_handle(), timeout=RUN_ALL_MS)
+            arg=own.element_handle(), timeout=LOAD_MS)
     except Exception:  # playwright's TimeoutError: the assertion below says what is missing
         pass
     fresh = own.locator(".course-explorer").first
