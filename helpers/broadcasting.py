@@ -1,13 +1,19 @@
-"""Broadcasting explorer: align shapes on the right, compare axis by axis.
+"""Broadcasting explorer: the strides each operand is read with, and the cell each
+element of the result reads, then the right-aligned table of sizes that decides them.
 
-model    ``broadcast(*shapes)`` -> the right-aligned table with a verdict per axis and the
-         result shape, or the axis PyTorch rejects (the rightmost mismatch, as torch reports);
-         which operand each axis stretches, and whether the result is an outer product
-         (every operand stretched somewhere: (64,) with (64, 1) gives (64, 64)).
-draw     ``draw_table(result, ax)``: a missing axis is marked, a stretched size reads
-         "1 → n", each operand's strides as broadcast show the stride 0 that stretching
-         is (nothing is copied), and an outer product is flagged in the heading.
-explore  ``explore()``: two shapes typed as text ("64, 1" and "768").
+model    ``broadcast(*shapes, index=...)`` -> the right-aligned table with a verdict per axis
+         and the result shape, or the axis PyTorch rejects (the rightmost mismatch, as torch
+         reports); which operand each axis stretches, and whether the result is an outer
+         product (every operand stretched somewhere: (64,) with (64, 1) gives (64, 64)).
+         ``strides_as_broadcast(i)``: operand i's strides when read as the result's shape
+         (0 where it is stretched); ``read(i)``: the storage cell of operand i that the
+         followed element of the result reads, Σ index_k · stride_k, and its own index there.
+draw     ``draw_table(result, ax)``: first what the result reads (the followed element's
+         cells in each operand, worked out from the strides), then the strides rows, then each
+         shape's sizes (a missing axis marked, a stretched size reading "1 → n"), the verdict
+         and the result; an outer product is flagged in the heading.
+explore  ``explore()``: two shapes and an element of the result, typed as text ("64, 1",
+         "768" and "63, 767").
 """
 
 from __future__ import annotations
@@ -37,9 +43,18 @@ class Axis:
 
 
 @dataclass(frozen=True)
+class Read:
+    """What the followed element of the result reads in one operand."""
+    strides: tuple[int, ...]           # the operand's strides as broadcast (0 where stretched)
+    cell: int                          # Σ index_k · strides_k: a cell of its own storage
+    own_index: tuple[int, ...]         # the operand's own index at that cell
+
+
+@dataclass(frozen=True)
 class Broadcast:
     shapes: tuple[tuple[int, ...], ...]
     axes: tuple[Axis, ...]             # left to right, as the table is read
+    index: tuple[int, ...] | None = None   # the element of the result followed (None: none)
 
     @property
     def ok(self) -> bool:
@@ -82,6 +97,19 @@ class Broadcast:
             return None             # nothing is read: an empty tensor has no strides to show
         return apply_op(contiguous(shape), "expand", self.shape).strides
 
+    def read(self, i: int) -> Read | None:
+        """The cell of operand ``i`` (a contiguous tensor of its shape) that the followed
+        element of the result reads: the index dotted with the strides as broadcast. None
+        when there is no element to follow (the shapes clash, or the result is empty)."""
+        strides = self.strides_as_broadcast(i)
+        if strides is None or self.index is None:
+            return None
+        cell = sum(k * s for k, s in zip(self.index, strides))
+        own = self.shapes[i]
+        lead = len(self.axes) - len(own)
+        own_index = tuple(0 if size == 1 else k for size, k in zip(own, self.index[lead:]))
+        return Read(strides, cell, own_index)
+
     @property
     def failing_axis(self) -> int | None:
         """The axis torch names, counted from the right (-1 = last); None if it broadcasts."""
@@ -105,7 +133,9 @@ def verdict(sizes) -> tuple[str, int | None]:
     return STRETCHED, (others.pop() if others else 1)
 
 
-def broadcast(*shapes) -> Broadcast:
+def broadcast(*shapes, index: tuple[int, ...] | None = None) -> Broadcast:
+    """The table for ``shapes``; ``index`` picks the element of the result to follow (by
+    default its last one). An index that does not fit the result is a ValueError."""
     shapes = tuple(tuple(int(s) for s in shape) for shape in shapes)
     for shape in shapes:
         if any(s < 0 for s in shape):
@@ -116,19 +146,30 @@ def broadcast(*shapes) -> Broadcast:
         sizes = tuple(shape[axis] if len(shape) >= -axis else None for shape in shapes)
         kind, size = verdict(sizes)
         axes.append(Axis(axis, sizes, kind, size))
-    return Broadcast(shapes, tuple(axes))
+    result = Broadcast(shapes, tuple(axes))
+    if not result.ok or 0 in result.shape:
+        return result
+    if index is None:
+        index = tuple(n - 1 for n in result.shape)
+    index = tuple(int(k) for k in index)
+    if len(index) != len(result.shape) or any(not 0 <= k < n for k, n in zip(index, result.shape)):
+        raise ValueError(f"index {index} does not fit the result {result.shape}: give "
+                         f"{len(result.shape)} numbers, each from 0 to its size − 1")
+    return Broadcast(shapes, tuple(axes), index)
 
 
 MAX_AXES = 6  # more columns than this do not fit the explorer's width
 
 
-def model(a: str = "64, 1", b: str = "768") -> Broadcast:
-    """Explorer entry point: two shapes as text; a malformed one is a ValueError."""
+def model(a: str = "64, 1", b: str = "768", index: str = "") -> Broadcast:
+    """Explorer entry point: two shapes and an element of the result as text (empty: the
+    last element); a malformed one is a ValueError."""
     shapes = parse_ints(a, "shape a"), parse_ints(b, "shape b")
     longest = max(len(s) for s in shapes)
     if longest > MAX_AXES:
         raise ValueError(f"a shape with {longest} axes is too wide to draw; keep it ≤ {MAX_AXES}")
-    return broadcast(*shapes)
+    chosen = parse_ints(index, "index") if index.strip() else None
+    return broadcast(*shapes, index=chosen)
 
 
 # ------------------------------------------------------------------------------ draw
@@ -138,7 +179,21 @@ _MISSING = "#e6e6e6"   # a shape with no such axis: grey, and the cell says "mis
 
 
 FONT_PT = 9
+FIGSIZE = (7.5, 4.6)
 RULE = "align on the right · sizes equal or 1 · a missing axis (grey) counts as 1"
+
+
+def _index_text(index: tuple[int, ...]) -> str:
+    return "[" + ", ".join(str(k) for k in index) + "]" if index else "[()]"
+
+
+def _read_line(result: Broadcast, i: int) -> str:
+    """'result[2, 1] reads a at cell 2·0 + 1·1 = 1: a[1]'."""
+    read = result.read(i)
+    name = chr(ord("a") + i)
+    terms = " + ".join(f"{k}·{s}" for k, s in zip(result.index, read.strides)) or "0"
+    return (f"result{_index_text(result.index)} reads {name} at cell {terms} = {read.cell}:  "
+            f"{name}{_index_text(read.own_index)}")
 
 
 def _title_lines(result: Broadcast) -> list[tuple[str, str]]:
@@ -151,22 +206,27 @@ def _title_lines(result: Broadcast) -> list[tuple[str, str]]:
                  "of the result)", "#b00020"),
                 (f"sizes {sizes[0]} and {sizes[1]} are different and neither is 1", "#b00020"),
                 (RULE, "#555555")]
-    lines = [(f"{shown}  →  result {result.shape}", "black"),
-             (f"stretched: {result.stretch_summary()}", "black")]
+    lines = [(f"{shown}  →  result {result.shape}", "black")]
+    if result.index is None:
+        lines.append(("the result is empty: no element to follow", "#555555"))
+    else:
+        lines += [(_read_line(result, i), "black") for i in range(len(result.shapes))]
+    lines.append((f"stretched (stride 0, nothing copied): {result.stretch_summary()}", "black"))
     if result.outer_product:
         lines.append(("⚠ outer product: every element of a meets every element of b (meant it?)",
                       "#b00020"))
-    return lines + [(RULE + " · stretched = stride 0 (read again, not copied)", "#555555")]
+    return lines + [(RULE, "#555555")]
 
 
 def draw_table(result: Broadcast, ax=None):
-    """The heading (result or failing axis, what is stretched), then one column per axis:
-    each shape's size (right-aligned), the verdict, the result, and the strides each operand
-    gets as broadcast (0 where stretched)."""
+    """The heading (the cells the followed element reads, what is stretched; or the failing
+    axis), then one column per axis: the followed index and each operand's strides as
+    broadcast (0 where stretched) first, then each shape's size (right-aligned), the verdict
+    and the result."""
     from matplotlib.figure import Figure
 
     if ax is None:
-        ax = Figure(figsize=(7.5, 3.6), dpi=96).add_subplot()
+        ax = Figure(figsize=FIGSIZE, dpi=96).add_subplot()
     fig = ax.figure
     ax.set_position([0, 0, 1, 1])
     ax.axis("off")
@@ -181,27 +241,32 @@ def draw_table(result: Broadcast, ax=None):
         fig.text(0.5, y, text, ha="center", va="top", fontsize=FONT_PT, color=colour)
         y -= line_pt / height_pt
     names = [chr(ord("a") + i) for i in range(len(result.shapes))]
-    rows = [f"shape {n}" for n in names] + ["verdict", "result"]
-    cells, colours = [], []
-    for i in range(len(result.shapes)):
+    rows, cells, colours = [], [], []
+    if result.index is not None:
+        rows.append("index followed")
+        cells.append([str(k) for k in result.index])
+        colours.append(["white"] * len(result.axes))
+    for n, i in zip(names, range(len(result.shapes))):
+        st = result.strides_as_broadcast(i)
+        if st is not None:
+            rows.append(f"{n}'s strides as broadcast")
+            cells.append([str(v) for v in st])
+            colours.append([_COLOURS[STRETCHED] if v == 0 and a.size != 1 else "white"
+                            for v, a in zip(st, result.axes)])
+    for i, n in enumerate(names):
         row, tint = [], []
         for a in result.axes:
             own = "(1)" if a.sizes[i] is None else str(a.sizes[i])   # grey: a missing axis
             row.append(f"{own} → {a.size}" if i in a.stretched else own)
             tint.append(_MISSING if a.sizes[i] is None else
                         (_COLOURS[STRETCHED] if i in a.stretched else "white"))
+        rows.append(f"shape {n}")
         cells.append(row)
         colours.append(tint)
+    rows += ["verdict", "result"]
     cells.append([a.verdict for a in result.axes])
     cells.append(["✗" if a.size is None else str(a.size) for a in result.axes])
     colours += [[_COLOURS[a.verdict] for a in result.axes]] * 2
-    strides = [result.strides_as_broadcast(i) for i in range(len(result.shapes))]
-    for n, st in zip(names, strides):
-        if st is not None:
-            rows.append(f"{n}'s strides as broadcast")
-            cells.append([str(v) for v in st])
-            colours.append([_COLOURS[STRETCHED] if v == 0 and a.size != 1 else "white"
-                            for v, a in zip(st, result.axes)])
     top = y - 4 / height_pt
     table = ax.table(cellText=[[r, *c] for r, c in zip(rows, cells)],
                      cellColours=[["white", *c] for c in colours],
@@ -217,13 +282,16 @@ def draw_table(result: Broadcast, ax=None):
 
 # --------------------------------------------------------------------------- explore
 
-def explore(a: str = "64, 1", b: str = "768"):
-    """The broadcasting explorer widget (a ``helpers.explorer.Explorer``)."""
+def explore(a: str = "64, 1", b: str = "768", index: str = ""):
+    """The broadcasting explorer widget (a ``helpers.explorer.Explorer``); an empty index
+    follows the result's last element."""
     import ipywidgets as widgets
 
     from .explorer import Explorer
 
-    controls = {name: widgets.Text(value=value, description=f"shape {name}",
-                                   continuous_update=False)
-                for name, value in (("a", a), ("b", b))}
-    return Explorer(controls, model, draw_table, title="Broadcasting explorer")
+    controls = {name: widgets.Text(value=value, description=label, continuous_update=False,
+                                   placeholder=hint)
+                for name, value, label, hint in (("a", a, "shape a", ""), ("b", b, "shape b", ""),
+                                                 ("index", index, "element", "last"))}
+    return Explorer(controls, model, draw_table, title="Broadcasting explorer",
+                    figsize=FIGSIZE)

@@ -160,3 +160,52 @@ def test_the_picture_reads_cleanly(a, b):
     assert problems(explorer.figure) == []
     tops = [t.get_window_extent().y1 for t in explorer.figure.texts]
     assert max(tops) > explorer.figure.bbox.height - 30  # within 30 px of the top
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.tuples(positive, positive), related_pairs().filter(
+    lambda p: 0 not in p[0] + p[1])), st.randoms(use_true_random=False))
+def test_the_cell_each_element_reads_is_torchs(pair, rnd):
+    """Each operand numbered by its storage cells (arange): the broadcast tensors hold, at
+    the followed index, the cell the model says that element reads, and the operand holds it
+    at the model's own index."""
+    a, b = pair
+    if not B.broadcast(a, b).ok:
+        return
+    shape = B.broadcast(a, b).shape
+    index = tuple(rnd.randrange(n) for n in shape)
+    result = B.broadcast(a, b, index=index)
+    operands = [torch.arange(math.prod(s)).view(s) for s in (a, b)]
+    expanded = torch.broadcast_tensors(*operands)
+    for i, (operand, big) in enumerate(zip(operands, expanded)):
+        read = result.read(i)
+        assert read.strides == big.stride()
+        assert big[index].item() == read.cell == operand[read.own_index].item()
+
+
+def test_the_quiz_case_reads_a1_and_b20():
+    result = B.model("3", "4, 1", "2, 1")
+    assert result.read(0).own_index == (1,) and result.read(1).own_index == (2, 0)
+    figure = B.draw_table(result)
+    text = " ".join(t.get_text() for t in figure.texts)
+    assert "reads a at cell 2·0 + 1·1 = 1:  a[1]" in text
+    assert "reads b at cell 2·1 + 1·0 = 2:  b[2, 0]" in text
+
+
+@pytest.mark.parametrize("index, phrase", [("4, 0", "does not fit"), ("1", "does not fit"),
+                                           ("1, 2, 3", "does not fit"), ("-1, 0", "does not fit"),
+                                           ("a", "not a list of integers")])
+def test_an_index_outside_the_result_is_a_message(index, phrase):
+    with pytest.raises(ValueError, match=phrase):
+        B.model("3", "4, 1", index)
+    explorer = B.explore(a="3", b="4, 1")
+    explorer.controls["index"].value = index
+    assert phrase in explorer.error
+
+
+def test_no_element_to_follow_when_the_shapes_clash_or_the_result_is_empty():
+    assert B.model("3", "4", "0").read(0) is None
+    empty = B.model("0, 3", "3")
+    assert empty.index is None and empty.read(1) is None
+    text = " ".join(t.get_text() for t in B.draw_table(empty).texts)
+    assert "no element to follow" in text
