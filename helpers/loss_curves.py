@@ -108,6 +108,22 @@ def mlp(hidden: tuple[int, ...] = (64,), d_in: int = 64, d_out: int = 10, seed: 
     return nn.Sequential(*layers)
 
 
+def conv_net(channels: tuple[int, int] = (16, 32), side: int = 8, d_out: int = 10,
+             seed: int = 0) -> nn.Sequential:
+    """A small convolutional net for rows of side² pixels (the digits' 64), which it views
+    as 1×side×side images: two 3×3 convolutions (the first batch-normalised), each followed
+    by a ReLU and a 2×2 max-pool, then one Linear to raw logits."""
+    if side % 4:
+        raise ValueError(f"two 2×2 poolings need a side divisible by 4, got {side}")
+    torch.manual_seed(seed)
+    first, second = channels
+    return nn.Sequential(
+        nn.Unflatten(1, (1, side, side)),
+        nn.Conv2d(1, first, 3, padding=1), nn.BatchNorm2d(first), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(first, second, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(second * (side // 4) ** 2, d_out))
+
+
 OPTIMIZERS = {
     "SGD": lambda params, lr: torch.optim.SGD(params, lr=lr),
     "SGD + momentum 0.9": lambda params, lr: torch.optim.SGD(params, lr=lr, momentum=0.9),

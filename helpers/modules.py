@@ -172,13 +172,29 @@ def inspect(module: nn.Module) -> Inventory:
                      root.buffers, root.unregistered)
 
 
-def example_input(module: nn.Module, batch: int = 4, seed: int = 0) -> torch.Tensor | None:
-    """A batch for the first layer whose input width torch records (Linear, BatchNorm1d)."""
+def example_input(module: nn.Module, batch: int = 4, seed: int = 0, side: int = 8) -> torch.Tensor | None:
+    """A batch for the first layer that says what it takes: a Linear or BatchNorm1d its
+    width, a Conv2d or BatchNorm2d its channels (images side × side), a Conv1d its channels
+    (sequences of side·2), an Embedding token ids, an Unflatten at dimension 1 the flat
+    rows it unflattens. None when no layer says."""
+    gen = torch.Generator().manual_seed(seed)
     for sub in module.modules():
+        if isinstance(sub, nn.Embedding):
+            return torch.randint(0, sub.num_embeddings, (batch, 6), generator=gen)
+        if isinstance(sub, nn.Unflatten) and sub.dim in (1, -1) and isinstance(sub.unflattened_size, tuple):
+            width = 1
+            for size in sub.unflattened_size:
+                width *= int(size)
+            return torch.randn(batch, width, generator=gen)
+        if isinstance(sub, (nn.Conv2d, nn.BatchNorm2d)):
+            channels = sub.in_channels if isinstance(sub, nn.Conv2d) else sub.num_features
+            return torch.randn(batch, channels, side, side, generator=gen)
+        if isinstance(sub, nn.Conv1d):
+            return torch.randn(batch, sub.in_channels, 2 * side, generator=gen)
         width = getattr(sub, "in_features", None) or (
             sub.num_features if isinstance(sub, nn.BatchNorm1d) else None)
         if width:
-            return torch.randn(batch, width, generator=torch.Generator().manual_seed(seed))
+            return torch.randn(batch, width, generator=gen)
     return None
 
 
@@ -206,7 +222,7 @@ def probe(module: nn.Module, mode: str = "train", freeze: str = "(nothing)",
     x = example_input(work) if x is None else x
     notes = []
     if x is None:
-        notes.append("no Linear or BatchNorm1d layer tells the input width: no forward pass shown")
+        notes.append("no layer tells the input's shape: no forward pass shown")
     else:
         try:
             with torch.no_grad(), torch.random.fork_rng():

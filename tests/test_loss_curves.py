@@ -252,3 +252,21 @@ def test_live_curves_update_one_display_in_place(monkeypatch):
     assert history.train_loss == [2.0, 1.5, 1.2, 1.0] and history.val_acc == [0.5]
     assert history.lr == [0.1] * 4
     assert picture_check.problems(board.figure) == []
+
+
+def test_conv_net_views_rows_as_images_and_computes_what_its_layers_do():
+    # against torch's own conv and pooling on the reshaped rows, and counts against
+    # out·(in·k·k + 1) per convolution
+    net = lc.conv_net(seed=3).eval()
+    x = torch.rand(5, 64)
+    with torch.no_grad():
+        h = x.view(5, 1, 8, 8)
+        h = nn.functional.max_pool2d(torch.relu(net[2](net[1](h))), 2)
+        h = nn.functional.max_pool2d(torch.relu(net[5](h)), 2)
+        assert torch.allclose(net(x), net[9](h.flatten(1)), atol=1e-6)
+    counts = [sum(p.numel() for p in net[i].parameters()) for i in (1, 5, 9)]
+    assert counts == [16 * (1 * 9 + 1), 32 * (16 * 9 + 1), 10 * (32 * 4 + 1)]
+    assert torch.equal(lc.conv_net(seed=3)[1].weight, net[1].weight)
+    assert lc.conv_net(channels=(4, 8), side=12)(torch.rand(2, 144)).shape == (2, 10)
+    with pytest.raises(ValueError, match="divisible by 4"):
+        lc.conv_net(side=10)

@@ -176,3 +176,33 @@ def test_explorer_renders_and_reports_impossible_settings():
     assert explorer.error is None
     fig = modules.draw_inspector(modules.probe(Hidden(), "eval", x=torch.zeros(1, 4)))
     assert fig.axes
+
+
+def test_conv_and_embedding_models_are_inspected_and_run():
+    # the registration tree of a conv net (4-D weights, BatchNorm2d buffers) agrees with torch,
+    # and the inspector finds an input for each kind of first layer
+    from helpers.loss_curves import conv_net
+    torch.manual_seed(0)
+    digits_cnn = conv_net()
+    inv = agree(digits_cnn)
+    assert ("1.weight", (16, 1, 3, 3), 144) in [(e.name, e.shape, e.numel) for e in inv.parameters]
+    assert {e.name for e in inv.buffer_entries} == {"2.running_mean", "2.running_var",
+                                                     "2.num_batches_tracked"}
+    cases = {
+        "conv": (nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU()), (4, 3, 8, 8)),
+        "bn2d": (nn.Sequential(nn.BatchNorm2d(5), nn.Conv2d(5, 2, 1)), (4, 5, 8, 8)),
+        "conv1d": (nn.Conv1d(2, 3, 5), (4, 2, 16)),
+        "embedding": (nn.Sequential(nn.Embedding(7, 3), nn.Flatten(), nn.Linear(18, 2)), (4, 6)),
+        "unflatten": (digits_cnn, (4, 64)),
+    }
+    for label, (model, shape) in cases.items():
+        x = modules.example_input(model)
+        assert tuple(x.shape) == shape, label
+        if label == "embedding":
+            assert x.dtype == torch.int64 and 0 <= x.min() and x.max() < 7
+        probed = modules.probe(model, "eval")
+        assert probed.outputs and "forward failed" not in probed.note, (label, probed.note)
+        expected = model.eval()(x)[0].flatten()[:8]
+        assert torch.allclose(torch.tensor(probed.outputs[0]), expected, atol=1e-6), label
+    assert modules.example_input(nn.Sequential(nn.ReLU(), nn.Tanh())) is None
+    assert "input's shape" in modules.probe(nn.Sequential(nn.ReLU()), "eval").note
