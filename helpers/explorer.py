@@ -238,6 +238,15 @@ class Explorer(widgets.VBox):
         for text in _texts(figure):
             if text.get_text() and text.get_fontsize() < self.min_fontsize:
                 text.set_fontsize(self.min_fontsize)
+        # tick labels made while the figure is drawn (an axis that needs more ticks than it
+        # has now) take the axis's own size, not that of the labels raised above
+        for ax in figure.axes:
+            if not ax.axison:
+                continue
+            for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+                labels = axis.get_ticklabels(which="both")
+                if labels and min(t.get_fontsize() for t in labels) < self.min_fontsize:
+                    ax.tick_params(axis=name, which="both", labelsize=self.min_fontsize)
 
     def render(self) -> bytes:
         """The current figure as the bytes the image widget shows (SVG or 2x PNG)."""

@@ -317,8 +317,11 @@ def explore_model(num_workers: int = 2, prefetch_factor: int | str | None = None
 
 # ------------------------------------------------------------------------------- draw
 
-COLOURS = {"waiting": "#e15759", "step": "#4e79a7", "starting": "#bab0ac",
+COLOURS = {"waiting": "#e15759", "step": "#4e79a7", "starting": "#edc948",
            "shutdown": "#d7d7d7", "loading-waiting": "#f28e2b", "loading-computing": "#59a14f"}
+QUEUE = "#b07aa1"     # the strip of batches done and not taken: a colour no bar has
+HATCH = "///"         # over a starting worker's bar, and its swatch
+TEXT_PT = 9           # every label: 12 CSS px in the explorer
 LEGEND = {"step": "training step", "waiting": "waiting for a batch",
           "loading-waiting": "loading (asleep)", "loading-computing": "loading (computing)",
           "starting": "starting a worker", "shutdown": "stopping workers"}
@@ -356,7 +359,7 @@ def draw_timeline(result: Timeline, ax=None):
         ax.broken_barh(bars, (lane - BAR / 2, BAR), facecolors=colour, edgecolor="none")
     for lane, bars in hatched.items():
         ax.broken_barh(bars, (lane - BAR / 2, BAR), facecolors="none", edgecolor="#6f6f6f",
-                       hatch="///", linewidth=0)
+                       hatch=HATCH, linewidth=0)
     # where one item ends and the next begins: short white marks at the foot of the bars
     starts = [(it.start, it.lane) for it in t.items]
     if starts:
@@ -367,36 +370,40 @@ def draw_timeline(result: Timeline, ax=None):
     for seg in t.segments:
         if seg.kind in ("loading", "step") and seg.batch >= 0 and seg.ms * px_per_ms >= LABEL_PX:
             ax.text(seg.start + seg.ms / 2, seg.lane - 0.05, str(seg.batch), ha="center",
-                    va="center", fontsize=8, color="white", fontweight="bold")
+                    va="center", fontsize=TEXT_PT, color="white", fontweight="bold")
     ticks, labels = list(range(n_lanes)), list(t.lanes)
     if n_lanes == 1:
+        # in the empty rows under the main process, which the epoch lines do not reach
         ax.text(end * 0.5, 1.5, "num_workers=0: no worker processes; the main process loads "
-                "each batch, then steps", ha="center", va="center", fontsize=8, color="#555555")
+                "each batch, then steps", ha="center", va="center", fontsize=TEXT_PT, color="#555555")
     elif len(t.queue) > 1:
         times = [q[0] for q in t.queue] + [end]
         counts = [q[1] for q in t.queue]
         top = max(max(counts), 1)
         ax.stairs([queue_y + 0.3 - 0.6 * c / top for c in counts], times,
-                  baseline=queue_y + 0.3, fill=True, color="#9c755f", alpha=0.7)
+                  baseline=queue_y + 0.3, fill=True, color=QUEUE)
         ticks.append(queue_y)
         labels.append(f"batches done,\nnot taken (max {max(counts)})")
     top_y = -0.95
+    # an epoch's line runs down through the rows drawn: with no workers, the main process's
+    lines_end = 0.5 if n_lanes == 1 else queue_y + 0.5
+    ax.vlines(t.epoch_starts, top_y, lines_end, color="black", linestyle="--", linewidth=0.8)
     for k, start in enumerate(t.epoch_starts):
-        ax.axvline(start, color="black", linestyle="--", linewidth=0.8)
-        ax.text(start + end * 0.005, top_y + 0.05, f"epoch {k + 1}", fontsize=8, va="top", ha="left")
+        ax.text(start + end * 0.005, top_y + 0.05, f"epoch {k + 1}", fontsize=TEXT_PT, va="top", ha="left")
     ax.set_xlim(0, end * 1.01)
     ax.set_ylim(queue_y + 0.5, top_y)
-    ax.set_yticks(ticks, labels, fontsize=8)
+    ax.set_yticks(ticks, labels, fontsize=TEXT_PT)
     ax.tick_params(axis="y", length=0)
-    ax.set_xlabel("time since the first epoch began (ms)", fontsize=8)
-    ax.tick_params(axis="x", labelsize=8)
+    ax.set_xlabel("time since the first epoch began (ms)", fontsize=TEXT_PT)
+    ax.tick_params(axis="x", labelsize=TEXT_PT)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     used = {_kind_colour(seg, t.cost) for seg in t.segments if seg.ms > 0}
-    handles = [Patch(facecolor=COLOURS[k], label=label) for k, label in LEGEND.items()
-               if COLOURS[k] in used]
+    handles = [Patch(facecolor=COLOURS[k], label=label, edgecolor="#6f6f6f" if k == "starting" else "none",
+                     hatch=HATCH if k == "starting" else None, linewidth=0)
+               for k, label in LEGEND.items() if COLOURS[k] in used]
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=len(handles),
-              fontsize=8, frameon=False, handlelength=1.2, columnspacing=1.0)
+              fontsize=TEXT_PT, frameon=False, handlelength=1.2, columnspacing=1.0)
     s = t.settings
     prefetch = "default" if s.prefetch_factor is None else s.prefetch_factor
     head = [f"num_workers={s.num_workers}, prefetch_factor={prefetch}, "
@@ -405,8 +412,8 @@ def draw_timeline(result: Timeline, ax=None):
     lines = head + [f"epoch {k + 1}: {e.ms:.0f} ms; the loop waited {e.waiting:.0f} ms "
                       f"(first step {e.first_wait:.0f} ms, then {e.later_wait:.1f} ms a step)"
                       for k, e in enumerate(t.epochs)]
-    ax.set_title("\n".join(lines), fontsize=8, loc="left")
-    ax.set_position([0.14, 0.2, 0.83, 0.58])
+    ax.set_title("\n".join(lines), fontsize=TEXT_PT, loc="left")
+    ax.set_position([0.16, 0.2, 0.81, 0.58])
     return ax.figure
 
 

@@ -9,7 +9,10 @@ one CSS pixel) while recording what was drawn, and returns one sentence per defe
 * a text crosses the outline of a drawn box (a node, a bar, a table cell, a storage square):
   a text is either inside a box, at least ``MARGIN`` px from its outline, or clear of it;
 * a text covers or touches an arrowhead (the head of a FancyArrowPatch, annotate's arrows
-  included) or the end mark of an error bar: it keeps ``CLEARANCE`` px from them.
+  included) or the end mark of an error bar: it keeps ``CLEARANCE`` px from them;
+* given the width the picture is shown at (an Explorer's), a text smaller than
+  ``MIN_TEXT_PX`` CSS pixels there (9 pt at the Explorer's 96 px per inch), tick labels
+  included.
 
 It checks what the draw layer produced, not how: every instrument is held to it by
 tests/test_pictures.py (every instrument, every setting of its controls' sweep) and by the
@@ -37,6 +40,7 @@ MARGIN = 2.0   # px between a text and the outline of the box it sits in
 OVERLAP = 0.5  # px: two footprints that share less than this in either direction do not overlap
 EDGE = 1.0     # px a text may poke out of the figure (antialiasing)
 CLEARANCE = 2.0  # px between a label and an arrowhead or an error bar's end (touching reads as one)
+MIN_TEXT_PX = 12.0  # CSS px: the smallest text a student is asked to read
 
 
 @dataclass(frozen=True)
@@ -203,14 +207,26 @@ def _show(text) -> str:
     return repr(words if len(words) <= 40 else words[:39] + "…")
 
 
+def small_texts(texts, px_per_pt: float) -> list[str]:
+    """A sentence for each text under MIN_TEXT_PX CSS px at ``px_per_pt``."""
+    found = []
+    for text in texts:
+        px = text.get_fontsize() * px_per_pt
+        if px < MIN_TEXT_PX - 0.05:
+            found.append(f"{_show(text)} is {px:.1f} CSS px ({text.get_fontsize():g} pt): text is "
+                         f"at least {MIN_TEXT_PX:g} px")
+    return found
+
+
 FOUND: list[str] = []  # what record() found, until take_found() hands it over
 
 
 def record(explorer) -> None:
-    """Check the picture an Explorer has just drawn; keep what is wrong, with its setting."""
+    """Check the picture an Explorer has just drawn, at the width it is shown (its figsize at
+    96 CSS px per inch); keep what is wrong, with its setting."""
     setting = ", ".join(f"{k}={v!r}" for k, v in explorer.values().items())
     FOUND.extend(f"{explorer.title or type(explorer).__name__} [{setting}]: {problem}"
-                 for problem in problems(explorer.figure))
+                 for problem in problems(explorer.figure, shown_px=explorer.figsize[0] * 96))
 
 
 def take_found() -> list[str]:
@@ -219,11 +235,15 @@ def take_found() -> list[str]:
     return found
 
 
-def problems(figure) -> list[str]:
-    """One sentence per defect of ``figure`` (empty when it is clean)."""
+def problems(figure, shown_px: float | None = None) -> list[str]:
+    """One sentence per defect of ``figure`` (empty when it is clean); ``shown_px``, the
+    width in CSS px the figure is shown at, adds the text-size check."""
     seen = drawn(figure)
     width, height = seen.size
     found = []
+    if shown_px is not None:
+        found += small_texts([text for text, _ in seen.texts],
+                             shown_px / (figure.get_figwidth() * 72))
     for k, (text, box) in enumerate(seen.texts):
         if box.x0 < -EDGE or box.y0 < -EDGE or box.x1 > width + EDGE or box.y1 > height + EDGE:
             found.append(f"{_show(text)} leaves the {width:.0f}x{height:.0f} px figure "

@@ -213,3 +213,60 @@ def test_every_label_is_inside_the_picture_and_none_overlap(kwargs):
                if box_a.overlaps(box_b) and box_a.intersection(box_a, box_b).width > 1
                and box_a.intersection(box_a, box_b).height > 1]
     assert not clashes, clashes
+
+
+def lab(colour) -> tuple[float, float, float]:
+    """CIE L*a*b* (D65) of a matplotlib colour, for how far apart two colours look."""
+    from matplotlib.colors import to_rgb
+
+    def linear(c):
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (linear(c) for c in to_rgb(colour))
+    xyz = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047, 0.2126 * r + 0.7152 * g + 0.0722 * b, \
+          (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+
+    def f(t):
+        return t ** (1 / 3) if t > (6 / 29) ** 3 else t / (3 * (6 / 29) ** 2) + 4 / 29
+    fx, fy, fz = (f(t) for t in xyz)
+    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
+
+
+def test_every_kind_and_the_queue_strip_have_colours_told_apart():
+    """Issue 38: "starting a worker" had the brown of "batches done, not taken". Every pair of
+    the picture's colours (each bar kind and the queue strip) is at least 20 apart (CIE76
+    ΔE; 2.3 is the smallest difference people notice)."""
+    colours = {**lt.COLOURS, "queue": lt.QUEUE}
+    close = [(a, b, round(math.dist(lab(ca), lab(cb)), 1)) for i, (a, ca) in enumerate(colours.items())
+             for b, cb in list(colours.items())[i + 1:] if math.dist(lab(ca), lab(cb)) < 20]
+    assert not close, close
+
+
+def test_the_picture_s_text_is_12_css_px_and_the_swatches_look_like_the_bars():
+    from helpers import picture_check
+
+    result = lt.explore_model(num_workers=2, item_ms=1, step_ms=5)
+    figure = lt.draw_timeline(result)
+    seen = picture_check.drawn(figure)
+    # drawn at its size in the explorer (96 CSS px per inch): every text, tick labels included
+    assert picture_check.small_texts([t for t, _ in seen.texts], 96 / 72) == []
+    handles = {t.get_text(): h for t, h in zip(figure.axes[0].get_legend().get_texts(),
+                                               figure.axes[0].get_legend().legend_handles)}
+    assert handles["starting a worker"].get_hatch() == lt.HATCH
+
+
+def test_without_workers_the_note_is_not_crossed_by_an_epoch_line():
+    """Issue 38: with num_workers=0 the centred note was crossed by epoch 2's dashed line."""
+    from matplotlib.collections import LineCollection
+
+    figure = lt.draw_timeline(measured(num_workers=0, item_ms=1, step_ms=1))
+    texts, _ = drawn_texts(figure)
+    note = next(box for text, box in texts if text.startswith("num_workers=0: no worker"))
+    ax = figure.axes[0]
+    lines = [seg for c in ax.collections if isinstance(c, LineCollection) and c.get_linestyle()[0][1]
+             for seg in c.get_segments()]
+    assert len(lines) == 2, "one dashed line per epoch"
+    for (x0, y0), (x1, y1) in lines:
+        (px, py0), (_, py1) = ax.transData.transform([(x0, y0), (x1, y1)])
+        low, high = sorted((py0, py1))
+        assert not (note.x0 <= px <= note.x1 and low < note.y1 and high > note.y0), \
+            f"the epoch line at x={x0:.0f} ms crosses the note"

@@ -231,3 +231,38 @@ def test_a_box_is_its_drawn_part_cut_at_the_axes_edge():
     ax.axvspan(-100, 4, color="#eeeeee")  # reaches far left of the axes: drawn up to their edge
     ax.set_ylabel("a label left of the axes")
     assert picture_check.problems(figure) == []
+
+
+def test_text_smaller_than_12_css_px_where_it_is_shown_is_named():
+    """Issue 38: 05's timeline had 8 pt tick labels (10.7 CSS px). Given the width a figure is
+    shown at, every text under 12 CSS px is named, tick labels included; a figure shown
+    narrower than its size makes its text smaller still."""
+    figure = Figure(figsize=(4, 3), dpi=96)
+    ax = figure.add_axes((0.2, 0.2, 0.7, 0.7))
+    ax.set_xlim(0, 100)
+    ax.tick_params(axis="x", labelsize=8)
+    ax.set_yticks([])
+    ax.set_xlabel("nine points", fontsize=9)
+    assert picture_check.problems(figure) == []  # without a width: no size check
+    found = picture_check.problems(figure, shown_px=4 * 96)
+    assert any(p.startswith("'0' is 10.7 CSS px (8 pt)") for p in found), found
+    assert not any("nine points" in p for p in found)
+    assert any("nine points" in p for p in picture_check.problems(figure, shown_px=3 * 96))
+
+
+def test_the_explorer_raises_tick_labels_made_while_it_draws():
+    """Ticks an axis makes while the figure is drawn (more than it had when the labels were
+    raised) take the axis's own size: the Explorer raises that too, so no label is small."""
+    def draw(n, ax=None):
+        ax.set_position((0.15, 0.2, 0.8, 0.7))  # room for the tick labels
+        ax.plot([0, n], [0, 1])
+        ax.tick_params(axis="both", labelsize=7)
+        ax.set_xlim(0, n)  # set after the ticks exist: drawing makes new ones
+        ax.set_xlabel("x")
+
+    explorer = Explorer({"n": widgets.IntSlider(value=10, min=1, max=10_000)}, lambda n: n, draw,
+                        title="ticks", figsize=(5, 3))
+    explorer.controls["n"].value = 9_999
+    found = picture_check.take_found()
+    assert not found, found
+    assert picture_check.problems(explorer.figure, shown_px=5 * 96) == []
