@@ -264,6 +264,16 @@ def show(value) -> str:
     return text[:SHOW_CHARS - 1] + "…"
 
 
+def type_name(value) -> str:
+    """A value's type as a message names it. A value the grader refused to take at its word
+    (helpers.grading.wire.Foreign: a subclass of int, of tuple, of Tensor...) says so."""
+    base = getattr(value, "foreign_base", None)
+    if base is not None:
+        return (f"{type(value).__name__} (a subclass of {base}, which is not accepted: answer with a "
+                f"plain {base})" if base else f"{type(value).__name__} (a type the grader does not accept)")
+    return type(value).__name__
+
+
 def _shape_tuple(value) -> tuple[int, ...] | None:
     if isinstance(value, torch.Tensor):
         return tuple(value.shape)
@@ -305,7 +315,7 @@ def expect_shape(value, expected, name: str = "result") -> None:
     actual = _shape_tuple(value)
     expected = tuple(expected)
     if actual is None:
-        _fail(f"{name} should be a tensor or a shape tuple, got {type(value).__name__}.")
+        _fail(f"{name} should be a tensor or a shape tuple, got {type_name(value)}.")
     if actual != expected:
         reason = diagnose_shape(actual, expected)
         _fail(f"{name} has shape {actual}, expected {expected}."
@@ -315,7 +325,7 @@ def expect_shape(value, expected, name: str = "result") -> None:
 @_counted
 def expect_type(value, kind, name: str = "result") -> None:
     if not isinstance(value, kind):
-        _fail(f"{name} should be {_kind_words(kind)}, got {type(value).__name__}.")
+        _fail(f"{name} should be {_kind_words(kind)}, got {type_name(value)}.")
 
 
 @_counted
@@ -362,7 +372,7 @@ def expect_close(value, expected, name: str = "result", rtol: float = 1e-5,
     """Check a tensor or number against the expected one within tolerance."""
     if isinstance(expected, torch.Tensor):
         if not isinstance(value, torch.Tensor):
-            _fail(f"{name} should be a tensor, got {type(value).__name__}.")
+            _fail(f"{name} should be a tensor, got {type_name(value)}.")
         expect_shape(value, expected.shape, name)
         if value.dtype != expected.dtype and not (value.is_floating_point()
                                                   and expected.is_floating_point()):
@@ -377,7 +387,7 @@ def expect_close(value, expected, name: str = "result", rtol: float = 1e-5,
         try:
             number = float(value)
         except (TypeError, ValueError):
-            _fail(f"{name} should be a number, got {type(value).__name__}.")
+            _fail(f"{name} should be a number, got {type_name(value)}.")
         if not math.isclose(number, float(expected), rel_tol=rtol, abs_tol=atol):
             _fail(f"{name} is {number:g}, expected {float(expected):g}."
                   + (f" {hint}" if hint else ""))
@@ -387,7 +397,7 @@ def expect_close(value, expected, name: str = "result", rtol: float = 1e-5,
 def expect_shares_memory(value, base, name: str = "result") -> None:
     """Check that ``value`` is a view of ``base`` (no copy was made)."""
     if not isinstance(value, torch.Tensor):
-        _fail(f"{name} should be a tensor, got {type(value).__name__}.")
+        _fail(f"{name} should be a tensor, got {type_name(value)}.")
     if value.untyped_storage().data_ptr() != base.untyped_storage().data_ptr():
         _fail(f"{name} is a copy, but it should be a view sharing storage with the "
               "original: use an operation that only changes shape and strides.")
@@ -447,7 +457,7 @@ def answer(grade_id: str, value, name: str, kind=None, choices: Sequence | None 
     its message. The right answer is checked by the hidden tests.
     """
     if kind is not None and not _is_kind(value, kind):
-        _fail(f"{name} should be {_kind_words(kind)}, got {type(value).__name__} {show(value)}.")
+        _fail(f"{name} should be {_kind_words(kind)}, got {type_name(value)} {show(value)}.")
     if choices is not None and not any(_same_answer(value, c) for c in choices):
         allowed = ", ".join(show(c) for c in choices)
         _fail(f"{name} is {show(value)}, which is not one of the choices ({allowed}).")
@@ -520,11 +530,11 @@ def reject_close(value, wrong: Mapping, name: str = "result", rtol: float = 1e-4
     """Like ``reject`` for floating-point answers: a value within tolerance of a known
     wrong one fails with its misconception (different op orders round differently)."""
     if isinstance(value, (str, bytes, bool)) or value is None:
-        _fail(f"{name} should be a number or a tensor of numbers, got {type(value).__name__} {show(value)}.")
+        _fail(f"{name} should be a number or a tensor of numbers, got {type_name(value)} {show(value)}.")
     try:
         got = torch.as_tensor(value, dtype=torch.float64)
     except (TypeError, ValueError, RuntimeError):
-        _fail(f"{name} should be a number or a tensor of numbers, got {type(value).__name__} {show(value)}.")
+        _fail(f"{name} should be a number or a tensor of numbers, got {type_name(value)} {show(value)}.")
     for wrong_value, reason in wrong.items():
         bad = torch.as_tensor(wrong_value, dtype=torch.float64)
         if got.shape == bad.shape and torch.allclose(got, bad, rtol=rtol, atol=atol):

@@ -11,9 +11,11 @@ and the grades. This process only
 - writes what comes back: DIR/autograded, the gradebook, the status records
   (graders.autograde.intake), in groups, as results arrive;
 - scores a missing submission 0 itself, with no notebook to grade.
-An assignment that calls torch.compile gets a private copy of its warmed compile cache per
-submission; a thread of this process warms it while the other assignments are graded (those
-that compile are handed out last). A killed run loses at most the submissions in flight,
+An assignment whose hidden tests are judged outside the kernel needs its reference
+observations, and one that calls torch.compile gets a private copy of its warmed compile
+cache per submission: one run of its reference notebook makes both (graders.course.reference),
+in a thread of this process while the other assignments are graded (those that need it are
+handed out last). A killed run loses at most the submissions in flight,
 which the next run grades again.
 """
 
@@ -33,7 +35,7 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.utils import find_all_files
 from tqdm import tqdm
 
-from graders.course import compile_cache
+from graders.course import compile_cache, reference
 from graders.course.config import Course
 from graders.course.layout import CourseError, ensure_course_dir, released_assignments
 from graders.sandbox.bwrap import SandboxUnavailable, require_bwrap
@@ -83,11 +85,12 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
             todo.append(job)
     if todo:
         pool.warm()
-    # The compile caches warm (one reference run each, about 30 s for 06) beside the batch:
-    # the assignments that need none are graded meanwhile, those that do come last and wait.
-    compiling = compile_cache.needing_warm_up(course, sorted({job.assignment for job in todo}))
-    todo = interleaved(todo, last=compiling)
-    warming = _Warming(course, compiling, limits, sandbox)
+    # The reference runs (one per assignment, about 30 s for 06, kept in DIR/reference) go
+    # beside the batch: assignments that need none are graded meanwhile, those that do come
+    # last and wait.
+    needing = reference.needing(course, sorted({job.assignment for job in todo}))
+    todo = interleaved(todo, last=needing)
+    warming = _Warming(course, needing, limits, sandbox)
     handouts = _Handouts(course, intake, pool, limits, sandbox)
     bar = tqdm(total=len(todo), desc="autograde", unit="nb", disable=not progress)
     timings = TimingLog(os.environ.get("GRADERS_TIMING_LOG"))
@@ -122,14 +125,16 @@ def autograde(course_dir: Path, assignments: list[str] | None = None, workers: i
             bar.update()
             return
         data = path.read_bytes()
-        cache = warming.cache(job.assignment, lambda: absorb(pool.ready(running, block=False)))
+        prepared = warming.prepared(job.assignment, lambda: absorb(pool.ready(running, block=False)))
         submission = Submission(job.student, data, graders_state=handouts.graders_state(job))
         if pool.local:
-            submission.folder, warmed = str(path.parent), str(cache) if cache else None
+            submission.folder = str(path.parent)
+            warmed = str(prepared.cache) if prepared.cache else None
         else:
             submission.files = {n: b for n, b in read_files(path.parent).items() if n != path.name}
-            warmed = handouts.cache(cache)
+            warmed = handouts.cache(prepared.cache)
         future = pool.submit(pipeline.grade, submission, handouts.get(job.assignment), warmed,
+                             handouts.reference(job.assignment, prepared.observations),
                              key=f"autograde-{job.key}-{os.urandom(6).hex()}")
         running[future] = (job, time.monotonic(), hashlib.sha256(data).hexdigest())
 
@@ -161,6 +166,7 @@ class _Handouts:
         self.shared: dict[str, object] = {}
         self.states: dict[str, dict] = {}
         self.caches: dict[Path, object] = {}
+        self.references: dict[str, object] = {}
 
     def assignment(self, name: str) -> Assignment:
         if name not in self.made:
@@ -189,6 +195,14 @@ class _Handouts:
         self.assignment(job.assignment)
         return self.states[job.assignment].get(job.student)
 
+    def reference(self, name: str, observations):
+        """The assignment's reference observations (JSON), shared through the pool once."""
+        if observations is None:
+            return None
+        if name not in self.references:
+            self.references[name] = self.pool.share(observations.to_json())
+        return self.references[name]
+
     def cache(self, folder: Path | None):
         """The warmed cache's files, shared through the pool once per batch."""
         if folder is None:
@@ -215,29 +229,25 @@ def interleaved(jobs: list[Job], last=()) -> list[Job]:
 
 
 class _Warming:
-    """The compile caches of ``assignments``, warmed in a thread of their own."""
+    """The reference runs of ``assignments`` (graders.course.reference), in a thread of their own."""
 
     def __init__(self, course: Course, assignments: list[str], limits: Limits, sandbox: bool):
         self.assignments = assignments
-        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compile-cache")
-        self.future = self.executor.submit(compile_cache.warm, course, assignments, limits, sandbox,
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reference")
+        self.future = self.executor.submit(reference.warm, course, assignments, limits, sandbox,
                                            log=compile_cache.stderr) if assignments else None
 
-    def cache(self, assignment: str, meanwhile) -> Path | None:
-        """``assignment``'s warmed cache (None: compile cold), calling ``meanwhile()`` while
-        waiting for it, so that finished submissions are recorded in the meantime."""
+    def prepared(self, assignment: str, meanwhile) -> reference.Prepared:
+        """``assignment``'s reference observations and warmed cache, calling ``meanwhile()``
+        while waiting for them, so that finished submissions are recorded in the meantime. A
+        reference that cannot be made stops the batch (CourseError): nothing judged against
+        it would be right."""
         if self.future is None or assignment not in self.assignments:
-            return None
+            return reference.Prepared()
         while not self.future.done():
             meanwhile()
             wait([self.future], timeout=0.2)
-        try:
-            return self.future.result().get(assignment)
-        except Exception as error:  # no cache is a slower grading, not a failed one
-            compile_cache.stderr(f"no warmed compile cache: {type(error).__name__}: {_first_line(error)}; "
-                                 "submissions will compile cold")
-            self.future = None
-            return None
+        return self.future.result()[assignment]
 
     def close(self) -> None:
         self.executor.shutdown(wait=True, cancel_futures=True)

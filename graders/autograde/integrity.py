@@ -4,27 +4,29 @@ Runs in the worker that grades the submission (graders.autograde.pipeline), outs
 sandbox (it reads nbgrader's metadata); the kernel-side half is graders.sandbox.guard, which
 the prologue imports and installs in the kernel.
 
-Nothing inside the kernel can be *prevented* — the student's code runs with the same
-interpreter as the tests — so we *detect* after execution (graders/THREATS.md):
+Verdicts on answers are judged outside the kernel (graders.autograde.judging). What stays
+inside is the test cells' own run, which feeds the student's feedback, and the probes, which
+read the student's objects: so tampering is still *detected* (graders/THREATS.md):
 
-- a **prologue** (graders.sandbox.guard), run silently before any student code, captures references to what test
-  cells rely on: builtins, the comparison functions of torch and numpy, every function of
-  ``helpers.checks`` (object, code, defaults), IPython's traceback/run machinery and hooks,
-  sys.excepthook/stdout/stderr;
-- an **integrity canary** before and after every test cell and at the end compares the live objects
-  with those references (and flags user names that shadow builtins or modules the tests
-  use) and reports through the *captured* stdout, tagged with a per-run random nonce;
-- a **must-fail canary** at the end runs a check that has to fail; if its cell ends
-  without an error, failures of test cells are being hidden.
+- a **prologue** (graders.sandbox.guard), run silently before any student code, captures
+  references to what test cells and probes rely on: builtins, the comparison functions of
+  torch and numpy, every function of ``helpers.checks`` and the probe's modules, IPython's
+  run machinery, events, transformers and display, the kernel's message handlers,
+  sys.excepthook/stdout/stderr/displayhook;
+- an **integrity canary** before and after every test cell and at the end: the runner asks
+  the guard (a kernel message, not code; graders.sandbox.runner) to compare the live objects
+  with those references, and keeps its reply in the canary cell's metadata, out of the
+  kernel's reach. A canary that got no well-formed reply is itself a finding;
+- a **must-fail canary** at the end runs a check that has to fail, written like any test's
+  check; if its cell ends without an error, failures of test cells are being hidden.
 
 The runner executes canaries with store_history=False (execution counts stay the
-student's), and ``strip`` removes them from the notebook the harness sees. A canary that
-was executed but left no verdict is itself a finding (its output was suppressed).
+student's), and ``strip`` removes them (and the judges' probe cells) from the notebook the
+harness sees.
 """
 
 from __future__ import annotations
 
-import json
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,8 +47,8 @@ MODULE_NAMES = {"torch": "torch", "np": "numpy", "numpy": "numpy", "checks": "he
                 "helpers": "helpers", "math": "math"}
 
 MUST_FAIL = '''\
-import helpers.checks as _graders_checks___NONCE__
-_graders_checks___NONCE__.expect_equal(1, 2, name="GRADERS-__NONCE__")
+from helpers import checks
+checks.expect_equal(__A__, __B__, name="result")
 '''
 
 
@@ -63,13 +65,12 @@ class Check:
         (nothing was captured, so the integrity canaries cannot give a verdict). A change
         seen by several canaries is said once: where it was first seen, and by how many."""
         seen: dict[str, list[str]] = {item: [] for item in self.structural}
-        tag = f"GRADERS-{self.nonce} "
         for index, cell in enumerate(nb.cells):
             kind = cell.get("metadata", {}).get(CANARY_KEY)
             if kind is None or not cell.metadata.get("graders_ran"):
                 continue  # not a canary, or never reached (timeout/crash stopped the run)
             if kind == "integrity" and integrity:
-                for item in _read_integrity(cell, tag):
+                for item in _read_integrity(cell):
                     seen.setdefault(item, []).append(_after(nb, index))
             elif kind == "must-fail":
                 # any displayed error will do: failures are visible (checks may not even import)
@@ -98,16 +99,14 @@ def _after(nb, index) -> str:
     return "at the start"
 
 
-def _read_integrity(cell, tag) -> list[str]:
-    verdicts = [line[len(tag):] for o in cell.get("outputs", []) if o.get("output_type") == "stream"
-                for line in o.get("text", "").splitlines() if line.startswith(tag)]
-    if len(verdicts) != 1 or any(o.get("output_type") == "error" for o in cell.get("outputs", [])):
-        return ["the grader's integrity check left no verdict (its output was suppressed "
-                "or it was made to fail)"]
-    try:
-        return list(json.loads(verdicts[0]))
-    except ValueError:
-        return ["the grader's integrity check left an unreadable verdict"]
+def _read_integrity(cell) -> list[str]:
+    """What the guard replied to the runner's request for this canary (the runner keeps it in
+    the cell's metadata, which the kernel cannot write)."""
+    verdict = cell.get("metadata", {}).get("graders_verdict")
+    if not isinstance(verdict, list) or not all(isinstance(v, str) for v in verdict):
+        return ["the grader's integrity check left no verdict (the kernel guard did not answer: "
+                "it was removed or replaced, or the kernel stopped)"]
+    return list(verdict)
 
 
 def _canary(kind: str, source: str) -> nbformat.NotebookNode:
@@ -138,10 +137,12 @@ def structure(nb) -> list[str]:
     return found
 
 
-def instrument(nb):
-    """A copy of ``nb`` with canaries after each test cell and at the end, and its Check."""
+def instrument(nb, structural: list[str] | None = None):
+    """A copy of ``nb`` with canaries after each test cell and at the end, and its Check.
+    ``structural``: the structure findings, when ``nb`` is already a copy made for the kernel
+    (graders.autograde.judging splits test cells, so their checksums are the original's)."""
     nonce = secrets.token_hex(16)
-    verify = f"_graders_verify_{nonce}()\n"
+    verify = "# the grader's integrity check: a request to the kernel guard, not code\n"
     cells = []
     for cell in nb.cells:
         # before: a patch that restores itself when first used is still in place here
@@ -151,9 +152,11 @@ def instrument(nb):
         if is_test_cell(cell):
             cells.append(_canary("integrity", verify))
     cells.append(_canary("integrity", verify))
-    cells.append(_canary("must-fail", MUST_FAIL.replace("__NONCE__", nonce)))
+    a = secrets.randbelow(1000)  # values like a test's: nothing tells this check from one
+    b = a + 1 + secrets.randbelow(9)
+    cells.append(_canary("must-fail", MUST_FAIL.replace("__A__", str(a)).replace("__B__", str(b))))
     run_nb = nbformat.from_dict({**nb, "cells": cells})
-    return run_nb, Check(nonce, prologue(nonce), structure(nb))
+    return run_nb, Check(nonce, prologue(nonce), structure(nb) if structural is None else structural)
 
 
 def prologue(nonce: str) -> str:

@@ -10,11 +10,15 @@ submission's grades, which the main process writes, alone (graders.autograde.int
    a grader gave by hand so far;
 2. nbgrader's Autograde, first half, on it: the sanitize steps (ClearOutput, DeduplicateIds,
    OverwriteKernelspec, OverwriteCells, CheckCellMetadata, or the course's own list);
-3. the integrity canaries added (graders.autograde.integrity), the notebook executed in a
-   sandbox (graders.sandbox), the canaries read back and removed;
-4. nbgrader's Autograde, second half, on the executed notebook: the finishing steps
+3. judged test cells split (graders.autograde.judging: the probe part runs in the kernel, the
+   judge part stays here), the integrity canaries added (graders.autograde.integrity), the
+   notebook executed in a sandbox (graders.sandbox), observations and canaries read back and
+   removed;
+4. each judged test cell's judge run here on the observations, against the reference run's
+   (graders.course.reference); its outputs then say the verdict;
+5. nbgrader's Autograde, second half, on the executed notebook: the finishing steps
    (IgnorePattern, LimitOutput, SaveAutoGrades, AssignLatePenalties, ... or the course's);
-5. what it left: DIR/autograded/<s>/<a>/'s files, the submission's grades and comments.
+6. what it left: DIR/autograded/<s>/<a>/'s files, the submission's grades and comments.
 A submission that cannot be graded (unreadable, a sanitize step fails, test cells gone,
 tampering, nothing came back from the sandbox) gets no grades (the main process scores it 0
 in every cell) and a notebook whose test cells say why, for its feedback page.
@@ -32,7 +36,7 @@ from nbformat.v4 import new_output
 from nbformat.v4.nbbase import random_cell_id
 from nbgrader.utils import is_grade
 
-from . import integrity, recorded, worker
+from . import integrity, judging, recorded, worker
 from .scratch import ScratchCourse
 
 
@@ -69,13 +73,15 @@ class Graded:
     timing: dict = field(default_factory=dict)  # {phase: [wall s, CPU s]}
 
 
-def grade(submission: Submission, assignment: Assignment, cache: str | dict | None = None) -> Graded:
+def grade(submission: Submission, assignment: Assignment, cache: str | dict | None = None,
+          reference: dict | None = None) -> Graded:
     """The whole pipeline for one submission; never raises for anything the submission does.
 
-    ``cache`` is the assignment's warmed compile cache, a path or its files. It is an argument
-    of its own, not a field of the submission: on a cluster it arrives as a future shared once
-    per batch, and Dask replaces a future passed as an argument (or in a list or dict), never
-    one inside a dataclass."""
+    ``cache`` is the assignment's warmed compile cache, a path or its files; ``reference`` its
+    reference observations (graders.course.reference, as JSON). Each is an argument of its
+    own, not a field of the submission: on a cluster it arrives as a future shared once per
+    batch, and Dask replaces a future passed as an argument (or in a list or dict), never one
+    inside a dataclass."""
     started, clock = time.monotonic(), _Clock()
     try:
         nb = nbformat.reads(submission.notebook.decode("utf-8"), as_version=4)
@@ -94,21 +100,42 @@ def grade(submission: Submission, assignment: Assignment, cache: str | dict | No
             return ungraded(assignment, nb, "invalid",
                              f"test cells missing and not restorable: {', '.join(missing)}", started)
         timing = {"worker: sanitize (nbgrader)": clock.lap()}
-        run_nb, check = integrity.instrument(nb)
+        run_nb, plan = judging.prepare(nb)
+        if plan and reference is None:
+            return ungraded(assignment, None, "crashed", "grading harness error: no reference observations "
+                            "for this assignment's judged tests", started, timing)
+        run_nb, check = integrity.instrument(run_nb, integrity.structure(nb))
         outcome = worker.execute_in(course.folder("autograded_directory"), run_nb, assignment.limits,
                                     assignment.sandbox, check.prologue, cache)
+        observed = judging.collect(outcome.notebook) if outcome.notebook is not None else judging.Observations()
         outcome = integrity.conclude(outcome, check)
         clock.lap()
-        if outcome.findings:
-            return ungraded(assignment, outcome.notebook, "invalid", "tampering: " + "; ".join(outcome.findings),
+        findings = outcome.findings + observed.findings
+        if findings:
+            return ungraded(assignment, outcome.notebook, "invalid", "tampering: " + "; ".join(findings),
                              started, outcome.timing | timing)
         if outcome.notebook is None:
             return ungraded(assignment, None, outcome.status, outcome.reason, started, outcome.timing | timing)
+        by_hand = []
+        if plan:
+            verdicts = judging.judge_all(plan, observed, judging.Observations.from_json(reference))
+            by_hand = judging.apply(outcome.notebook, plan, verdicts)
+            timing["worker: judge"] = clock.lap()
         course.finish(outcome.notebook, {"status": outcome.status, "reason": outcome.reason})
         graded = Graded(outcome.status, outcome.reason, time.monotonic() - started, course.autograded(),
-                        course.state())
+                        _by_hand(course.state(), assignment.name, by_hand))
         graded.timing = outcome.timing | timing | {"worker: finish (nbgrader)": clock.lap()}
         return graded
+
+
+def _by_hand(state: recorded.SubmissionState, notebook: str, grade_ids: list[str]) -> recorded.SubmissionState:
+    """``grade_ids`` marked as needing a grade by hand (nbgrader's needs_manual_grade): the
+    formgrader lists them."""
+    grades = state.notebooks.get(notebook, {}).get("grades", {})
+    for grade_id in grade_ids:
+        if grade_id in grades:
+            grades[grade_id]["needs_manual_grade"] = True
+    return state
 
 
 def ungraded(assignment: Assignment, nb, status: str, reason: str, started: float,

@@ -19,7 +19,6 @@ import hashlib
 import re
 import shutil
 import sys
-import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
@@ -28,9 +27,8 @@ from traitlets import Bool
 from traitlets.config import Configurable
 
 from graders.course.config import Course
+from graders.course.layout import CourseError
 from graders.sandbox.bwrap import SandboxUnavailable
-from graders.sandbox import COMPILE_CACHE
-from graders.sandbox.execute import execute
 from graders.sandbox.limits import Limits
 
 FOLDER = "compile_cache"
@@ -76,8 +74,8 @@ def needing_warm_up(course: Course, assignments: list[str]) -> list[str]:
     still to be built), unless the course's ``c.CompileCache.enabled`` is False."""
     if not CompileCache(config=course.config).enabled:
         return []
-    return [a for a in assignments
-            if reference(course.dir, a).exists() and compiles(nbformat.read(str(reference(course.dir, a)), as_version=4))]
+    return [a for a in assignments if reference(course.dir, a).exists()
+            and compiles(nbformat.read(str(reference(course.dir, a)), as_version=4))]
 
 
 def warm(course: Course, assignments: list[str], limits: Limits, sandbox: bool = True,
@@ -86,41 +84,37 @@ def warm(course: Course, assignments: list[str], limits: Limits, sandbox: bool =
     ``c.CompileCache.enabled`` is False; what `course release` and `course autograde` call."""
     if not CompileCache(config=course.config).enabled:
         return {}
-    found = {a: ensure(course.dir, a, limits, sandbox, log) for a in assignments}
+    found = {a: ensure(course.dir, a, limits, sandbox, log) for a in assignments
+             if compiles(nbformat.read(str(reference(course.dir, a)), as_version=4))}
     return {a: path for a, path in found.items() if path is not None}
 
 
 def ensure(course_dir: Path, assignment: str, limits: Limits | None = None, sandbox: bool = True,
            log=print) -> Path | None:
     """The assignment's warmed cache, built now if missing or stale; None when the notebook
-    does not compile or the reference run failed (grading then simply compiles cold)."""
-    course_dir = Path(course_dir)
-    source = reference(course_dir, assignment)
-    nb = nbformat.read(str(source), as_version=4)
-    if not compiles(nb):
+    does not compile or the reference run failed (grading then simply compiles cold). The
+    run is the reference run (graders.course.reference), which also records the hidden
+    tests' reference observations."""
+    from graders.course import reference
+    try:
+        return reference.prepare(course_dir, assignment, limits, sandbox, cache=True, log=log).cache
+    except (SandboxUnavailable, CourseError) as error:
+        log(f"{assignment}: no warmed compile cache: {error}")
         return None
-    found = fresh(course_dir, assignment, nb)
-    if found is not None:
-        return found
-    log(f"{assignment}: warming the torch.compile cache (one run of the reference notebook)")
-    with tempfile.TemporaryDirectory(prefix="compile-cache-") as scratch:
-        scratch = Path(scratch)
-        shutil.copytree(source.parent, scratch, dirs_exist_ok=True)
-        (scratch / COMPILE_CACHE).mkdir(exist_ok=True)
-        try:
-            outcome = execute(nb, scratch, limits, sandbox)
-        except SandboxUnavailable as error:
-            log(f"{assignment}: no warmed compile cache: {error}")
-            return None
-        if outcome.status != "ok" or not any((scratch / COMPILE_CACHE).iterdir()):
-            log(f"{assignment}: no warmed compile cache ({outcome.status}: {outcome.reason}); "
-                "submissions will compile cold")
-            return None
-        (scratch / COMPILE_CACHE / "KEY").write_text(key(nb) + "\n")
-        target = location(course_dir, assignment)
-        staged = target.with_name(target.name + ".new")
-        shutil.rmtree(staged, ignore_errors=True)
-        shutil.copytree(scratch / COMPILE_CACHE, staged, symlinks=True)
+
+
+def install(course_dir: Path, assignment: str, nb, built: Path, outcome, log=print) -> Path | None:
+    """Keep ``built`` (the Inductor cache a reference run of ``nb`` left) as the assignment's
+    warmed cache; None when the run left nothing."""
+    if not built.is_dir() or not any(p.name != "KEY" for p in built.iterdir()):
+        log(f"{assignment}: no warmed compile cache (the reference run compiled nothing); "
+            "submissions will compile cold")
+        return None
+    (built / "KEY").write_text(key(nb) + "\n")
+    target = location(course_dir, assignment)
+    staged = target.with_name(target.name + ".new")
+    shutil.rmtree(staged, ignore_errors=True)
+    shutil.copytree(built, staged, symlinks=True)
     shutil.rmtree(target, ignore_errors=True)
     staged.rename(target)
     log(f"{assignment}: compile cache ready ({size_mb(target):.1f} MB, {outcome.seconds:.0f} s)")

@@ -25,6 +25,8 @@ from .limits import Limits
 from .streams import Capped
 
 STATUSES = ("ok", "timeout", "memory", "crashed")
+# the runner's result: every cell's capped output, and the hidden tests' observations
+RESULT_BYTES = 256 * 2**20
 
 
 @dataclass
@@ -117,7 +119,7 @@ def _supervise(env, workdir, spec, limits: Limits, sandbox: bool):
     )
     os.close(write_fd)
     # the result can hold every cell's capped output; anything beyond that is not ours
-    result_reader = Capped(os.fdopen(read_fd, "rb"), 64 * 2**20 + 4 * limits.max_output_chars * 400)
+    result_reader = Capped(os.fdopen(read_fd, "rb"), RESULT_BYTES + 4 * limits.max_output_chars * 400)
     stderr_reader = Capped(proc.stderr, 16_384, keep="tail")
     result_reader.start(), stderr_reader.start()
     try:

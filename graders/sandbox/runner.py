@@ -113,6 +113,9 @@ class CappedClient(NotebookClient):
     """nbclient, keeping at most ``max_output_chars`` of output per cell as it streams."""
 
     max_output_chars = 100_000
+    # a hidden test's probe cell (graders.autograde.judging) reports its observations as
+    # outputs: they are the verdict's data, kept up to this much
+    probe_output_chars = 16 * 2**20
     CUT_NOTE = "\n[output cut by the grader: more than {} characters; the rest was discarded]\n"
 
     def __init__(self, *args, **kwargs):
@@ -132,7 +135,7 @@ class CappedClient(NotebookClient):
     def output(self, outs, msg, display_id, cell_index):
         size = self._size(msg)
         kept = self._kept.get(cell_index, 0)
-        cap = self.max_output_chars
+        cap = self._cap(cell_index)
         if kept + size <= cap:
             self._kept[cell_index] = kept + size
             return super().output(outs, msg, display_id, cell_index)
@@ -148,6 +151,11 @@ class CappedClient(NotebookClient):
         outs.append(note)
         return note
 
+    def _cap(self, cell_index) -> int:
+        cells = self.nb.cells
+        probing = cell_index < len(cells) and cells[cell_index].metadata.get(CANARY_KEY) == "probe"
+        return self.probe_output_chars if probing else self.max_output_chars
+
     def clear_output(self, outs, msg, cell_index):
         super().clear_output(outs, msg, cell_index)
         if not outs:  # what is shown is what counts: a cleared cell starts a fresh budget
@@ -156,7 +164,7 @@ class CappedClient(NotebookClient):
 
     def process_message(self, msg, cell, cell_index):
         # an update replaces an earlier output in place: refuse oversized replacements
-        if msg["msg_type"] == "update_display_data" and self._size(msg) > self.max_output_chars:
+        if msg["msg_type"] == "update_display_data" and self._size(msg) > self._cap(cell_index):
             return None
         return super().process_message(msg, cell, cell_index)
 
@@ -232,6 +240,14 @@ async def run(spec: dict, receive=None, fork: bool = False) -> dict:
                 limit = "cell" if remaining > float(limits["cell_timeout_s"]) else "notebook"
                 client.timeout = max(1, int(min(float(limits["cell_timeout_s"]), remaining)))
                 canary = CANARY_KEY in cell.metadata  # see graders.autograde.integrity
+                if cell.metadata.get(CANARY_KEY) == "integrity":
+                    # not code: a request the kernel guard answers (graders.sandbox.guard)
+                    verdict = await _verify(client)
+                    if verdict is not None:
+                        cell.metadata["graders_verdict"] = verdict
+                    cell.metadata["graders_ran"] = True
+                    phases.lap("integrity checks")
+                    continue
                 try:
                     await client.async_execute_cell(cell, index, store_history=not canary,
                                                     execution_count=client.code_cells_executed + 1)
@@ -268,6 +284,24 @@ async def run(spec: dict, receive=None, fork: bool = False) -> dict:
 # Run silently after the prologue: torch's thread requests clamped to what the sandbox's
 # process and thread limit leaves room for (graders.sandbox.threads)
 THREADS_SETUP = "import graders.sandbox.threads as _graders_threads\n_graders_threads.clamp({})\ndel _graders_threads\n"
+
+
+async def _verify(client, seconds: float = 30) -> list[str] | None:
+    """The kernel guard's verdict: its reply to a ``graders_verify_request`` (a list of what
+    changed), or None when no well-formed reply came (the guard was removed or replaced, the
+    kernel died or hung): graders.autograde.integrity reports that as a finding."""
+    from graders.sandbox.guard import MESSAGE, REPLY
+    msg = client.kc.session.msg(MESSAGE, {})
+    client.kc.shell_channel.send(msg)
+    try:
+        reply = await asyncio.wait_for(client.async_wait_for_reply(msg["header"]["msg_id"]), seconds)
+    except Exception:  # noqa: BLE001 - a timeout, a dead kernel: no verdict
+        return None
+    verdict = (reply or {}).get("content", {}).get("verdict")
+    if (reply or {}).get("msg_type") != REPLY or not isinstance(verdict, list) \
+            or not all(isinstance(v, str) for v in verdict):
+        return None
+    return [v[:500] for v in verdict[:200]]
 
 
 async def _silently(client, code: str) -> None:

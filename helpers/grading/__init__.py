@@ -1,0 +1,2 @@
+"""What grading needs inside and around the student's kernel: the probe half of a hidden
+test and the data it sends out (``probe``, ``wire``)."""
