@@ -36,7 +36,7 @@ from nbformat.v4 import new_output
 from nbformat.v4.nbbase import random_cell_id
 from nbgrader.utils import is_grade
 
-from . import integrity, judging, recorded, worker
+from . import integrity, judging, recorded, review, worker
 from .scratch import ScratchCourse
 
 
@@ -71,6 +71,9 @@ class Graded:
     files: dict[str, bytes]                    # DIR/autograded/<s>/<a>/ (empty: none to write)
     state: recorded.SubmissionState | None     # None: every cell scores 0
     timing: dict = field(default_factory=dict)  # {phase: [wall s, CPU s]}
+    # the static review's findings (graders.autograde.review), each a quoted line and why:
+    # the score stands, the cells they affect need a grader's look (needs_manual_grade)
+    flags: list[str] = field(default_factory=list)
 
 
 def grade(submission: Submission, assignment: Assignment, cache: str | dict | None = None,
@@ -99,7 +102,8 @@ def grade(submission: Submission, assignment: Assignment, cache: str | dict | No
         if missing:
             return ungraded(assignment, nb, "invalid",
                              f"test cells missing and not restorable: {', '.join(missing)}", started)
-        timing = {"worker: sanitize (nbgrader)": clock.lap()}
+        flags = review.review(nb, nbformat.reads(assignment.released, as_version=4))
+        timing = {"worker: sanitize (nbgrader), review": clock.lap()}
         run_nb, plan = judging.prepare(nb)
         if plan and reference is None:
             return ungraded(assignment, None, "crashed", "grading harness error: no reference observations "
@@ -113,17 +117,18 @@ def grade(submission: Submission, assignment: Assignment, cache: str | dict | No
         findings = outcome.findings + observed.findings
         if findings:
             return ungraded(assignment, outcome.notebook, "invalid", "tampering: " + "; ".join(findings),
-                             started, outcome.timing | timing)
+                             started, outcome.timing | timing, flags)
         if outcome.notebook is None:
-            return ungraded(assignment, None, outcome.status, outcome.reason, started, outcome.timing | timing)
-        by_hand = []
+            return ungraded(assignment, None, outcome.status, outcome.reason, started, outcome.timing | timing,
+                            flags)
+        by_hand = review.affected(nb, flags)
         if plan:
             verdicts = judging.judge_all(plan, observed, judging.Observations.from_json(reference))
-            by_hand = judging.apply(outcome.notebook, plan, verdicts)
+            by_hand += judging.apply(outcome.notebook, plan, verdicts)
             timing["worker: judge"] = clock.lap()
         course.finish(outcome.notebook, {"status": outcome.status, "reason": outcome.reason})
         graded = Graded(outcome.status, outcome.reason, time.monotonic() - started, course.autograded(),
-                        _by_hand(course.state(), assignment.name, by_hand))
+                        _by_hand(course.state(), assignment.name, by_hand), flags=[f.quote() for f in flags])
         graded.timing = outcome.timing | timing | {"worker: finish (nbgrader)": clock.lap()}
         return graded
 
@@ -139,7 +144,7 @@ def _by_hand(state: recorded.SubmissionState, notebook: str, grade_ids: list[str
 
 
 def ungraded(assignment: Assignment, nb, status: str, reason: str, started: float,
-              timing: dict | None = None) -> Graded:
+              timing: dict | None = None, flags: list | None = None) -> Graded:
     """No grades; the notebook (``nb``, else the student copy) with every test cell saying why."""
     nb = nb if nb is not None else nbformat.reads(assignment.released, as_version=4)
     for cell in nb.cells:
@@ -150,7 +155,7 @@ def ungraded(assignment: Assignment, nb, status: str, reason: str, started: floa
                                            traceback=[]))
     text = nbformat.writes(nb)
     return Graded(status, reason, time.monotonic() - started, {f"{assignment.name}.ipynb": text.encode()},
-                  None, timing or {})
+                  None, timing or {}, [f.quote() for f in flags or []])
 
 
 def _said(error: BaseException) -> str:
