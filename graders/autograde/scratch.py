@@ -12,6 +12,14 @@ course directory and the gradebook pointed at the scratch ones.
 
 The scratch gradebook of an assignment is built once per worker process and copied per
 submission (a file copy); each submission's course is deleted when it is done with.
+
+Where: a folder of this process's own under the course directory, DIR/.scratch/<host>-<pid>-
+<start>/ (the scratch gradebooks hold the hidden tests: they stay inside the instructor's
+course directory, never in the system's temporary folder), removed when the process ends
+(atexit, and multiprocessing's finalizers in a worker process, which never runs atexit); the
+folder of a process that ended otherwise (killed) is removed by the next process that makes
+one. A worker that does not see the course directory (a Dask worker on another machine) uses
+a folder of the same name in its temporary folder, swept the same way.
 """
 
 from __future__ import annotations
@@ -19,8 +27,10 @@ from __future__ import annotations
 import atexit
 import copy
 import logging
+import multiprocessing.util
 import os
 import shutil
+import socket
 import tempfile
 import threading
 from pathlib import Path
@@ -42,6 +52,55 @@ _LOG = logging.getLogger("graders.nbgrader")  # nbgrader's warnings about a subm
 _LOG.setLevel(logging.ERROR)
 
 
+SCRATCH = ".scratch"
+
+
+def _started(pid: int) -> str | None:
+    """A process's start time (clock ticks since boot), None when it is not running."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+class _Scratch:
+    """This process's scratch folder (see the module's docstring)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.pid, self.folder = None, None
+
+    def folder_for(self, course_root: str | None) -> Path:
+        with self.lock:
+            if self.pid != os.getpid() or self.folder is None or not self.folder.is_dir():
+                self.pid = os.getpid()
+                base = Path(course_root) / SCRATCH if course_root and os.access(course_root, os.W_OK) \
+                    else Path(tempfile.gettempdir()) / "graders-scratch"
+                base.mkdir(mode=0o700, exist_ok=True)
+                host = socket.gethostname()
+                _sweep(base, host)
+                self.folder = base / f"{host}-{self.pid}-{_started(self.pid)}"
+                self.folder.mkdir(mode=0o700, exist_ok=True)
+                atexit.register(shutil.rmtree, self.folder, True)
+                # a multiprocessing worker ends without atexit; its finalizers do run
+                multiprocessing.util.Finalize(None, shutil.rmtree, args=(self.folder, True), exitpriority=10)
+            return self.folder
+
+
+def _sweep(base: Path, host: str) -> None:
+    """Remove the folders of this host's processes that have ended."""
+    for folder in base.glob(f"{host}-*"):
+        try:
+            pid, started = folder.name[len(host) + 1:].split("-", 1)
+            if _started(int(pid)) != started:
+                shutil.rmtree(folder, ignore_errors=True)
+        except ValueError:
+            continue
+
+
+_SCRATCH = _Scratch()
+
+
 class _Gradebooks:
     """This process's scratch gradebooks: each assignment's rebuilt once (keyed by the
     Assignment's token) and copied, per submission, to the file of the grading thread that
@@ -54,18 +113,17 @@ class _Gradebooks:
         self.lock = threading.RLock()  # (a rebuild opens a Gradebook, which asks create_engine)
         self.pid = None
 
-    def _own(self) -> None:
+    def _own(self, course_root: str | None) -> None:
         """State of this process's own: a worker process forked after this module's import
         (the feedback's process pool) must not share its parent's files."""
-        if self.pid != os.getpid():
+        if self.pid != os.getpid() or not getattr(self, "folder", None) or not self.folder.is_dir():
             self.pid, self.built, self.engines = os.getpid(), {}, {}
-            self.folder = Path(tempfile.mkdtemp(prefix="graders-gradebooks-"))
-            atexit.register(shutil.rmtree, self.folder, True)
+            self.folder = Path(tempfile.mkdtemp(prefix="gradebooks-", dir=_SCRATCH.folder_for(course_root)))
 
-    def place(self, token: str, record: recorded.AssignmentRecord) -> str:
+    def place(self, token: str, record: recorded.AssignmentRecord, course_root: str | None = None) -> str:
         """The calling thread's scratch gradebook, holding ``record``'s assignment; its URL."""
         with self.lock:
-            self._own()
+            self._own(course_root)
             if token not in self.built:
                 path = self.folder / f"{token}.db"
                 recorded.rebuild(record, f"sqlite:///{path}")
@@ -98,7 +156,8 @@ class ScratchCourse:
     def __init__(self, assignment, student: str, submitted: dict[str, bytes] | Path,
                  graders_state: recorded.SubmissionState | None = None):
         self.assignment, self.student = assignment, student
-        self.root = Path(tempfile.mkdtemp(prefix="graders-course-"))
+        course_root = assignment.config.get("CourseDirectory", {}).get("root")
+        self.root = Path(tempfile.mkdtemp(prefix="course-", dir=_SCRATCH.folder_for(course_root)))
         try:
             self._fill(submitted, graders_state)
         except BaseException:
@@ -109,7 +168,8 @@ class ScratchCourse:
         assignment, student = self.assignment, self.student
         self.config = copy.deepcopy(assignment.config)
         self.config.CourseDirectory.root = str(self.root)
-        self.config.CourseDirectory.db_url = _GRADEBOOKS.place(assignment.token, assignment.record)
+        self.config.CourseDirectory.db_url = _GRADEBOOKS.place(assignment.token, assignment.record,
+                                                               assignment.config.CourseDirectory.root)
         self.config.CourseDirectory.course_id = assignment.record.course_id
         self.coursedir = CourseDirectory(config=self.config)
         write_files(self.folder("source_directory", "."), assignment.master_files)

@@ -28,6 +28,19 @@ PAGE = "graders.feedback.summary.FeedbackPage"
 GET_GRADES = "nbgrader.preprocessors.GetGrades"
 TAGGER = "graders.course.student_copy.TagCellsThatMayFail"
 MARKERS = "graders.course.student_copy.ClearMarkers"
+SANITIZER = "graders.feedback.sanitize.SanitizeOutputs"
+# every exchange action, with the course's class for it (graders.course.exchange, .collect)
+FACTORY = {
+    "fetch_assignment": "graders.course.exchange.Fetch",
+    "fetch_feedback": "graders.course.exchange.FetchFeedback",
+    "list": "graders.course.exchange.List",
+    "submit": "graders.course.exchange.PrivateSubmit",
+    "release_assignment": "graders.course.exchange.PublishingRelease",
+    "release_feedback": "graders.course.exchange.ReleaseFeedback",
+    "collect": "graders.course.collect.CheckedCollect",
+}
+FACTORY_LINES = "\n".join(f"c.ExchangeFactory.{action} = {name!r}" for action, name in FACTORY.items())
+ROSTER_DEFAULT = "# c.CheckedCollect.roster = '/path/to/roster.csv'  # only its students' submissions are collected"
 
 LOCAL_ROOT = 'c.CourseDirectory.root = __file__.rsplit("/", 1)[0]'
 LOCAL_EXCHANGE = 'c.Exchange.root = c.CourseDirectory.root + "/exchange"'
@@ -45,9 +58,19 @@ c.CourseDirectory.course_id = "{COURSE_ID}"
 {LOCAL_EXCHANGE}
 # Students' copies go to <course_id>/<assignment>, so one exchange serves several courses.
 c.Exchange.path_includes_course = True
-# A submission readable by its student and the course's group only; sticky exchange folders.
-c.ExchangeFactory.submit = "graders.course.exchange.PrivateSubmit"
-c.ExchangeFactory.release_assignment = "graders.course.exchange.PublishingRelease"
+# nbgrader's exchange classes with the course's checks (graders.course.exchange): a submission
+# is its Unix user's, readable by the course's group only; the exchange root need not be
+# world-writable; collect takes regular files only, from their real owner, at a time the
+# student cannot set (graders.course.collect.CheckedCollect: its limits and roster below).
+{FACTORY_LINES}
+# c.CheckedCollect.max_file_mb = 50
+# c.CheckedCollect.max_submission_mb = 100
+{ROSTER_DEFAULT}
+# Student-made HTML and JavaScript never run where an instructor or a student reads a notebook:
+# the formgrader's pages and the feedback pages (both HTMLExporters) render outputs and
+# markdown sanitized (graders.feedback.sanitize: scripts, event handlers, javascript: links,
+# iframes, JavaScript and widget output removed).
+c.HTMLExporter.preprocessors = ["{SANITIZER}"]
 # The per-cell time limit of autograding (notebooks that train small models need more than
 # nbgrader's 30 s); `course autograde --cell-timeout` overrides it for one run.
 c.Execute.timeout = 120
@@ -87,11 +110,14 @@ c.FeedbackPage.extra_template_basedirs = graders.feedback.summary.template_dirs(
 '''
 
 
-def config_text(exchange_root: str | None = None, root: str | None = None) -> str:
+def config_text(exchange_root: str | None = None, root: str | None = None, roster: str | None = None) -> str:
     """CONFIG_TEXT, with a shared exchange at ``exchange_root`` instead of the course's own,
-    and the course directory named (``root``) rather than found beside the file, for a file
-    that is also read from elsewhere (a hub's students read it from a shared folder)."""
+    the course directory named (``root``) rather than found beside the file, for a file
+    that is also read from elsewhere (a hub's students read it from a shared folder), and
+    the roster whose students alone are collected."""
     text = CONFIG_TEXT
+    if roster is not None:
+        text = text.replace(ROSTER_DEFAULT, f"c.CheckedCollect.roster = {str(roster)!r}")
     if exchange_root is not None:
         text = text.replace(LOCAL_EXCHANGE, f"c.Exchange.root = {str(exchange_root)!r}")
     if root is not None:
@@ -148,6 +174,7 @@ class Course:
             self.config.GenerateFeedback.preprocessors = (
                 [SCRUBBER, BANNER] + [s for s in steps if s not in (SCRUBBER, BANNER)])
         self._feedback_summary()
+        self._sanitizer()
         # nbconvert validates the whole notebook after each of autograde's preprocessors (13
         # schema checks, about 45 ms of the main process per submission); once, after the
         # last, is enough to refuse a malformed result. A value in the file wins.
@@ -178,6 +205,15 @@ class Course:
             self.config.FeedbackPage.template_name = summary.TEMPLATE
             self.config.FeedbackPage.template_file = summary.TEMPLATE_FILE
             self.config.FeedbackPage.extra_template_basedirs = summary.template_dirs()
+
+    def _sanitizer(self) -> None:
+        """Sanitized pages (graders.feedback.sanitize), for a course file written before them:
+        `course feedback` adds it here; the formgrader reads the file and needs the lines."""
+        steps = list(map(_name, self.config.HTMLExporter.get("preprocessors", [])))
+        if SANITIZER not in steps:
+            self._missing("the sanitizer (c.HTMLExporter.preprocessors)",
+                          "the formgrader would run scripts a submission's outputs carry")
+            self.config.HTMLExporter.preprocessors = steps + [SANITIZER]
 
     @property
     def db_url(self) -> str:

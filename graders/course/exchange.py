@@ -13,8 +13,14 @@ nbgrader's classes get one step more, for a server where every student is a Unix
   folder is the gate: the files in it stay readable (0644), since nbgrader writes two of
   them after the folder has lost its set-group-id bit, so they carry the student's group,
   and a student cannot give a file a group they are not in.
-* ``PublishingRelease`` (the instructor's Release): inbound and the exchange root get the
-  sticky bit, so a student can add entries there but not rename or delete anyone else's.
+* ``PublishingRelease`` (the instructor's Release): inbound gets the sticky bit, so a student
+  can add entries there but not rename or delete anyone else's.
+* every class the course names (``CourseExchange``): the exchange root need not be writable.
+  nbgrader asks for a world-writable root (1777), where any user can make
+  ``exchange/<another course>/`` and squat a course id before its instructor; on a hub the
+  root is root's (755) and each course's folder is made by deploy/hub/setup.py.
+* ``PrivateSubmit`` also refuses ``--student`` naming someone else: a submission is its Unix
+  user's (collect checks that too, graders.course.collect.CheckedCollect).
 
 ``shared(course)``: whether the exchange is one students reach, i.e. ``c.Exchange.root`` is
 not the course directory's own DIR/exchange (which the formgrader alone uses); `course
@@ -31,9 +37,17 @@ import stat
 from pathlib import Path
 
 from nbgrader.apps import NbGraderAPI
-from nbgrader.exchange.default import ExchangeReleaseAssignment, ExchangeSubmit
+from nbgrader.exchange.default import (
+    ExchangeFetchAssignment,
+    ExchangeFetchFeedback,
+    ExchangeList,
+    ExchangeReleaseAssignment,
+    ExchangeReleaseFeedback,
+    ExchangeSubmit,
+)
+from nbgrader.utils import get_username
 
-from .config import Course
+from .config import FACTORY, Course
 from .layout import CourseError
 
 SUBMIT = "graders.course.exchange.PrivateSubmit"
@@ -43,23 +57,63 @@ SUBMITTED_DIR = 0o770
 SUBMITTED_FILE = 0o644
 
 
-class PrivateSubmit(ExchangeSubmit):
-    """nbgrader's submit, then the submission closed to everyone but the student and the
-    course's group (nbgrader makes it 0777 / 0644, trusting the name to stay secret)."""
+class CourseExchange:
+    """The exchange root must exist and be searchable; nbgrader's check that it is writable by
+    everyone (or its release's chmod to 777) is what lets a student make another course's folder."""
+
+    def ensure_root(self):
+        if not os.path.isdir(self.root) or not os.access(self.root, os.X_OK):
+            self.fail(f"The exchange {self.root} does not exist or cannot be entered: ask your instructor")
+
+
+class Fetch(CourseExchange, ExchangeFetchAssignment):
+    pass
+
+
+class FetchFeedback(CourseExchange, ExchangeFetchFeedback):
+    pass
+
+
+class List(CourseExchange, ExchangeList):
+    pass
+
+
+class ReleaseFeedback(CourseExchange, ExchangeReleaseFeedback):
+    pass
+
+
+class PrivateSubmit(CourseExchange, ExchangeSubmit):
+    """nbgrader's submit as the Unix user alone, then the submission closed to everyone but
+    the student and the course's group (nbgrader makes it 0777 / 0644, trusting the name to
+    stay secret)."""
+
+    def init_dest(self):
+        me = get_username()
+        if self.coursedir.student_id not in ("*", "", me) and os.geteuid() != 0:
+            self.fail(f"You can only submit as yourself ({me}), not as {self.coursedir.student_id}: a "
+                      f"submission belongs to the Unix user who makes it")
+        super().init_dest()
 
     def copy_files(self):
         super().copy_files()
         close(Path(self.inbound_path) / self.assignment_filename)
 
 
-class PublishingRelease(ExchangeReleaseAssignment):
-    """nbgrader's release, then the sticky bit on the exchange root and on inbound (where
-    its owner can set it): students add entries there but move nobody else's."""
+class PublishingRelease(CourseExchange, ExchangeReleaseAssignment):
+    """nbgrader's release, then the sticky bit on inbound (where its owner can set it):
+    students add entries there but move nobody else's. The exchange root is made by whoever
+    set the exchange up (deploy/hub/setup.py), or, for the course directory's own
+    DIR/exchange, here."""
+
+    def ensure_root(self):
+        own = os.path.join(self.coursedir.root, "exchange")
+        if not os.path.exists(self.root) and os.path.abspath(self.root) == os.path.abspath(own):
+            os.makedirs(self.root, mode=0o755)
+        super().ensure_root()
 
     def copy_files(self):
         super().copy_files()
-        for folder in (self.root, self.inbound_path):
-            add_sticky_bit(Path(folder))
+        add_sticky_bit(Path(self.inbound_path))
 
 
 def close(submission: Path) -> None:
@@ -88,8 +142,8 @@ def api(course: Course, **overrides) -> NbGraderAPI:
     """NbGraderAPI on the course's config, with the exchange classes above unless the file
     names others."""
     factory = dict(course.config.get("ExchangeFactory", {}))
-    factory.setdefault("submit", SUBMIT)
-    factory.setdefault("release_assignment", RELEASE)
+    for action, name in FACTORY.items():
+        factory.setdefault(action, name)
     nbgrader = NbGraderAPI(config=course.nbgrader(ExchangeFactory=factory, **overrides))
     nbgrader.log.setLevel(logging.WARNING)
     return nbgrader
@@ -108,8 +162,8 @@ def publish(course: Course, assignments: list[str]) -> list[Path]:
     root = exchange_root(course)
     if not root.is_dir():
         raise CourseError(f"the exchange {root} (c.Exchange.root in {course.dir / 'nbgrader_config.py'}) "
-                          "does not exist: create it world-writable and sticky (mode 1777), "
-                          "as deploy/hub/setup.py does")
+                          "does not exist: create it (owned by root, mode 755, with <course id>/ "
+                          "owned by the instructor), as deploy/hub/setup.py does")
     nbgrader = api(course, ExchangeReleaseAssignment={"force": True})
     course_id = course.config.CourseDirectory.course_id
     published = []
