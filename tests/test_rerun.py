@@ -23,7 +23,8 @@ def hint(*cells: str) -> str:
 
 def test_a_cell_using_only_helpers_needs_the_imports():
     assert hint(IMPORTS, "x = 1", "helpers.strides.explore()") == (
-        "To use them again, run the cell that begins “import math”, then this cell")
+        "To use them again, run the cell that begins “import math”, then this cell. "
+        "Run ▸ Run All Above Selected Cell runs every cell above it")
 
 
 def test_a_self_sufficient_cell_is_run_alone():
@@ -37,7 +38,7 @@ def test_a_function_the_cell_draws_and_what_it_uses_are_named_in_order():
              "helpers.autograd_graph.explore(branchy)")
     assert hint(*cells) == ("To use them again, run the cell that begins “import math”, then "
                             "the cell that begins “scale = 2.0”, then the cell that begins “def branchy(x):”, "
-                            "then this cell")
+                            "then this cell. " + rerun.ALL_ABOVE)
 
 
 def test_the_latest_definition_counts_and_a_rerun_cell_is_named_once():
@@ -58,8 +59,86 @@ def test_locals_of_functions_classes_lambdas_and_comprehensions_are_not_needed()
 
 def test_first_lines_skip_comments_and_are_shortened():
     assert rerun.first_line("# a comment\n\nvalues = compute()") == "values = compute()"
+    assert rerun.first_line("import helpers.strides  # so that this cell runs alone") == "import helpers.strides"
+    assert rerun.first_line("label = '#1'  # the first") == "label = '#1'"
+    assert rerun.first_line("values = f(1,  # the first\n  2)") == "values = f(1,"
     long = "inspector_models = {'a long name that goes on': TwoLayer(), 'b': 1}"
     assert rerun.first_line(long).endswith("…") and len(rerun.first_line(long)) == rerun.FIRST_LINE_CHARS
+
+
+BRANCHY = (IMPORTS, "scale = 2.0",
+           "def branchy(x):\n    return torch.where(x > 0, x * scale, -x)",
+           "import helpers.autograd_graph\n\nhelpers.autograd_graph.explore(branchy)")
+
+
+def test_a_name_an_earlier_cell_defines_is_answered_with_the_cells_to_run():
+    cells = list(BRANCHY)
+    assert rerun.not_defined_yet("branchy", cells, cells, 3, defined={"helpers"}) == (
+        "Not defined yet: branchy. Run the cell that begins “import math”, then the cell that "
+        "begins “scale = 2.0”, then the cell that begins “def branchy(x):”, then this cell "
+        f"({rerun.ALL_ABOVE}).")
+    # what the kernel has already is not asked for again
+    have = {"helpers", "math", "torch", "checks", "scale"}
+    assert rerun.not_defined_yet("branchy", cells, cells, 3, defined=have) == (
+        f"Not defined yet: branchy. Run the cell that begins “def branchy(x):”, then this cell "
+        f"({rerun.ALL_ABOVE}).")
+    # a name no earlier cell defines (a typo) keeps IPython's own error
+    assert rerun.not_defined_yet("brachy", cells, cells, 3, defined={"helpers"}) is None
+
+
+def test_an_instrument_cell_must_import_what_an_earlier_cell_imports():
+    cells = [IMPORTS, "from torch import nn\nnet = nn.Linear(2, 2)",
+             "helpers.modules.explore({'net': net, 'x': torch.ones(2)})",
+             "import torch\nimport helpers.modules\n\nhelpers.modules.explore({'net': net})"]
+    assert rerun.imports_elsewhere(cells, 2) == ["helpers", "torch"]  # net: a cell names it
+    assert rerun.imports_elsewhere(cells, 3) == []
+    assert rerun.makes_an_instrument(cells[2]) and not rerun.makes_an_instrument(
+        "# helpers.strides.explore()\ndef explore_more():\n    pass\nmake = helpers.modules.explore")
+
+
+STEMS = sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_every_instrument_cell_imports_what_it_uses(stem):
+    """Run alone after a restart, an instrument cell finds every module it uses: it imports
+    each itself (issue 38: 02's, 03's and 06's stopped on ``helpers`` is not defined)."""
+    nb = nbformat.read(str(REPO / "notebooks" / f"{stem}.ipynb"), as_version=4)
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    missing = {rerun.first_line(code[k]): rerun.imports_elsewhere(code, k)
+               for k in range(len(code)) if rerun.makes_an_instrument(code[k])}
+    assert not {k: v for k, v in missing.items() if v}, \
+        f"{stem}: instrument cells that use a module an earlier cell imports: {missing}"
+
+
+class Shell:
+    """What explain_missing_name reads of IPython: history, namespace, transform_cell."""
+
+    def __init__(self, raw, user_ns):
+        self.history_manager = type("History", (), {"input_hist_raw": raw})()
+        self.user_ns = user_ns
+
+    def transform_cell(self, source):
+        return source
+
+
+def test_the_kernel_reads_the_cells_from_the_notebook_it_runs(tmp_path):
+    """The cells come from the notebook's file (Jupyter Server gives the kernel its path as
+    ``__session__``), the running cell found by its source when no cell id is sent."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Title")]
+                                  + [nbformat.v4.new_code_cell(c) for c in BRANCHY])
+    path = tmp_path / "02.ipynb"
+    nbformat.write(nb, str(path))
+    shell = Shell(["import helpers.autograd_graph\n\nhelpers.autograd_graph.explore(branchy)"],
+                  {"__session__": str(path), "helpers": object()})
+    said = rerun.explain_missing_name(shell, NameError("name 'branchy' is not defined", name="branchy"))
+    assert isinstance(said, NameError) and "the cell that begins “def branchy(x):”, then this cell" in str(said)
+    assert said._render_traceback_() == [str(said).replace("Not defined yet", "\x1b[1;33mNot defined yet\x1b[0m")]
+    # a cell that makes no instrument, an unknown notebook, another error: IPython's own
+    assert rerun.explain_missing_name(Shell(["branchy(1)"], shell.user_ns), NameError("x", name="branchy")) is None
+    assert rerun.explain_missing_name(Shell(shell.history_manager.input_hist_raw, {}),
+                                      NameError("x", name="branchy")) is None
+    assert rerun.explain_missing_name(shell, ValueError("branchy")) is None
 
 
 def instrument_cells(nb) -> list[int]:
@@ -93,7 +172,7 @@ def test_after_a_restart_the_banner_s_cells_make_the_instrument_cell_run(stem):
         banner = _run(client, nbformat.v4.new_code_cell(
             "from ipywidgets.widgets.widget import _instances\n"
             "print([w for w in _instances.values() if hasattr(w, 'offline_hint')][-1].offline_hint)"))
-        assert banner.strip().endswith(("then this cell.", rerun.RERUN_ALONE + ".")), banner
+        assert banner.strip().endswith((rerun.ALL_ABOVE + ".", rerun.RERUN_ALONE + ".")), banner
         run_sync(client.km.restart_kernel)(now=True)
         run_sync(client.kc.wait_for_ready)(timeout=120)
         assert _run(client, nbformat.v4.new_code_cell("print('helpers' in globals())")) == "False\n"
@@ -115,3 +194,57 @@ def _run(client, cell, fail_on_error: bool = False) -> str:
     if fail_on_error and errors:
         raise AssertionError(f"{cell.source[:80]!r} failed: {errors[0].ename}: {errors[0].evalue}")
     return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem", STEMS)
+def test_an_instrument_cell_run_alone_after_a_restart_runs_or_says_what_to_run(stem, tmp_path, monkeypatch):
+    """A real kernel, started for the notebook's file (reference answers; as Jupyter Server
+    starts it), and for each instrument cell: a restart, then the cell alone. It makes its
+    instrument, or stops with one line naming the cells to run first ("Not defined yet:
+    branchy. Run the cell that begins “def branchy(x):”, …"), never a bare NameError; run
+    those, then the cell again: no error."""
+    from jupyter_core.utils import run_sync
+    from nbclient import NotebookClient
+
+    from authoring import submissions
+
+    nb = nbformat.read(str(REPO / "notebooks" / f"{stem}.ipynb"), as_version=4)
+    nb = submissions.reference(nb, nb)
+    path = tmp_path / f"{stem}.ipynb"
+    nbformat.write(nb, str(path))
+    monkeypatch.setenv("JPY_SESSION_NAME", str(path))  # what Jupyter Server tells a kernel
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    targets = [c for c in code if rerun.makes_an_instrument(c.source)]
+    client = NotebookClient(nb, timeout=300, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(REPO / "notebooks")}})
+    problems = []
+    with client.setup_kernel():
+        for target in targets:
+            run_sync(client.km.restart_kernel)(now=True)
+            run_sync(client.kc.wait_for_ready)(timeout=120)
+            where = f"{stem}: {rerun.first_line(target.source)!r}"
+            errors = _errors(client, target)
+            if not errors:
+                continue
+            said = "".join(errors[0].traceback)
+            if len(errors) != 1 or not said.startswith("\x1b[1;33mNot defined yet"):
+                problems.append(f"{where} run alone stops with {errors[0].ename}: {errors[0].evalue}")
+                continue
+            named = re.findall(r"the cell that begins “(.+?)”", said)
+            for line in named:
+                found = [c for c in code if rerun.first_line(c.source) == line]
+                assert found, f"{where}: the message names a cell that is not there: {line!r}"
+                assert not _errors(client, found[0]), f"{where}: {line!r} failed"
+            again = _errors(client, target)
+            if again:
+                problems.append(f"{where}: after the cells it named ({named}), it stops with "
+                                f"{again[0].ename}: {again[0].evalue}")
+    assert not problems, "\n".join(problems)
+
+
+def _errors(client, cell) -> list:
+    """Execute one cell (its own id, as JupyterLab sends it) in the client's kernel; its errors."""
+    cell = nbformat.from_dict(dict(cell, outputs=[], execution_count=None))
+    client.execute_cell(cell, 0)
+    return [o for o in cell.outputs if o.output_type == "error"]
