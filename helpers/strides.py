@@ -274,11 +274,12 @@ def model(shape: str = "2, 3", op: str = "transpose", args: str = "0, 1",
                          f"keep it ≤ {MAX_DRAWN}")
     typed = parse_ints(index, "index")
     idx = fit_index(typed, layout.shape)
-    if idx != typed and not waiting:
-        # an index typed for the shape before an op changed it: keep drawing, say what is shown
+    if idx != typed:
+        # an index typed for another shape (before an op changed it, or while an op waits for
+        # its arguments): keep drawing, and say which element is shown instead
         count = len(layout.shape)
-        waiting.append(f"index {typed} does not fit shape {layout.shape}: showing {idx}; type "
-                       f"{count} number{'s' * (count > 1)}, each below its dim's size")
+        waiting.insert(0, f"index {typed} does not fit shape {layout.shape}: showing {idx} (type "
+                          f"{count} number{'s' * (count > 1)}, each below its dim's size)")
     note = "; ".join(waiting)
     return StrideResult(base, steps, idx, note[:1].upper() + note[1:])
 
@@ -432,16 +433,18 @@ def explore(shape: str = "2, 3", op: str = "transpose", args: str = "0, 1",
 
     from .explorer import Explorer
 
-    def text(value, description, placeholder=""):
+    def text(value, description, placeholder="", width="300px"):
         return widgets.Text(value=value, description=description, placeholder=placeholder,
-                            continuous_update=False, layout=widgets.Layout(width="300px"))
+                            continuous_update=False, layout=widgets.Layout(width=width))
+
+    wide = "370px"  # the longest hint (view's) whole, at the lab's 13 px
 
     controls = {
         "shape": text(shape, "shape"),
         "op": widgets.Dropdown(options=OPS, value=op, description="op"),
-        "args": text(args, "args", ARG_HINTS[op]),
+        "args": text(args, "args", ARG_HINTS[op], wide),
         "then": widgets.Dropdown(options=OPS, value=then, description="then"),
-        "then_args": text(then_args, "args", ARG_HINTS[then]),
+        "then_args": text(then_args, "args", ARG_HINTS[then], wide),
         "index": text(index, "index"),
     }
     for dropdown, box in (("op", "args"), ("then", "then_args")):

@@ -216,6 +216,17 @@ def test_an_index_that_does_not_fit_the_shape_is_adapted_and_said(kwargs, shown)
     assert "does not fit" in result.note and str(shown) in result.note
 
 
+def test_an_index_that_does_not_fit_is_said_while_an_op_waits_for_its_arguments():
+    """Issue 38: with "then: slice" waiting for its arguments, index (9, 9) was drawn as
+    (4, 3) with no note. Both are said: what is shown instead, and what to type."""
+    result = S.model(shape="4, 5", op="transpose", args="0, 1", then="slice", then_args="", index="9, 9")
+    assert result.index == (4, 3) and result.layout.shape == (5, 4)
+    assert result.note.startswith("Index (9, 9) does not fit shape (5, 4): showing (4, 3)"), result.note
+    assert "type the arguments of slice" in result.note
+    explorer = S.explore(shape="4, 5", then="slice", index="9, 9")
+    assert "does not fit shape (5, 4): showing (4, 3)" in explorer.message.value
+
+
 def test_the_view_of_task_2_agrees_with_torch():
     """01's stride explorer task 2: view(6) of the transpose is refused, view(3, 2, 1) works."""
     t = torch.arange(6).view(2, 3).t()
