@@ -38,7 +38,9 @@ system-deps:
 # docs/deploy.md has the recipe for a real server.
 HUB_PORT ?= 8000
 HUB_ASSIGNMENTS ?= 01_tensors
-hub: $(STAMP) system-deps
+# The hub needs bubblewrap, Node.js and configurable-http-proxy only (deploy/hub/system-deps).
+hub: $(STAMP)
+	@bash deploy/hub/system-deps
 	$(BIN)/python -m deploy.hub.demo --port $(HUB_PORT) $(HUB_ASSIGNMENTS)
 
 # Three pytest workers on two cores: much of a test's time is waiting on a kernel start, a

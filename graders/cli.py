@@ -161,7 +161,11 @@ def _exchange(args) -> int:
         outcome = exchange.give_back(course, args.assignment)
         for student, what in outcome.items():
             print(f"{student:<20} {what}")
-        return 0 if all(what == "returned" for what in outcome.values()) else 1
+        kept = {student: what for student, what in outcome.items() if what != "returned"}
+        if kept:
+            print(f"course return: {len(kept)} of {len(outcome)} page(s) not returned (exit status 1), the others "
+                  f"were: " + "; ".join(f"{student}: {what}" for student, what in kept.items()), file=sys.stderr)
+        return 1 if kept else 0
     if args.zip is not None:
         rows, notes = collect.from_archive(course, args.assignment, args.zip)
     else:

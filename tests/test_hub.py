@@ -11,18 +11,23 @@ login of local Unix users, each user's server started as that user), for a throw
    validates (the dialog names the wrong answer's misconception and not the right one's
    test), and submits;
 3. student B logs in, fetches and submits the copy untouched;
-4. as Unix user B: inbound cannot be listed, A's submitted notebook cannot be read or
-   replaced, A's home and the course directory cannot be entered;
+4. the exchange's warden (a service of the hub) freezes both submissions; as Unix user B:
+   inbound and the frozen submissions cannot be listed, A's frozen notebook cannot be read,
+   replaced or renamed, A's home and the course directory cannot be entered; A cannot change
+   their own frozen submission either;
 5. the instructor runs `course collect`, `course autograde`, `course feedback`, `course
-   return` (as that Unix user, as in a terminal of their own lab); their own server, logged
-   in, serves the formgrader on the course directory, which lists both submissions;
+   return` (as that Unix user, as in a terminal of their own lab); their lab has no
+   formgrader and no Nbgrader menu, and the hub's formgrader service, on an origin of its
+   own (formgrader--service.localhost), lists both submissions;
 6. student A's Assignment List shows feedback to fetch; Fetch Feedback, then the page: the
    score the gradebook holds (the right exercise's points), the wrong answer's misconception
    named, no line of any hidden test.
 
 One hub and one browser serve all steps (one test: each step needs the one before). Every
 student-facing step is screenshotted to $HUB_SCREENSHOTS (default /tmp/hub-screens, emptied
-first). The pages may only talk to 127.0.0.1 (the feedback page's CDN scripts are aborted).
+first). Every user's server is on an origin of its own (JupyterHub's subdomain_host,
+http://<user>.localhost:<port>: Chromium resolves *.localhost to this machine). The pages
+may only talk to this machine.
 """
 
 from __future__ import annotations
@@ -58,6 +63,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("hub"), pytest.mark.time
 ASSIGNMENT = "01_tensors"
 SCREENS = Path(os.environ.get("HUB_SCREENSHOTS", "/tmp/hub-screens"))
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+
+
+def is_local(url: str) -> bool:
+    host = urllib.parse.urlsplit(url).hostname or ""
+    return host in LOCAL_HOSTS or host.endswith(".localhost")
 LOAD_MS = 240_000      # a user's first server start imports JupyterLab on a busy machine
 VALIDATE_MS = 600_000  # Validate executes the whole notebook
 LAB_SETTINGS = ".jupyter/lab/user-settings/@jupyterlab/notebook-extension/tracker.jupyterlab-settings"
@@ -85,14 +95,15 @@ def answer_cells() -> tuple[tuple[str, str], tuple[str, str, str]]:
 class Hub:
     def __init__(self, cls: Throwaway, process: subprocess.Popen, browser, log: Path):
         self.cls, self.process, self.browser, self.log = cls, process, browser, log
-        self.base = f"http://127.0.0.1:{cls.settings.port}"
+        self.base = cls.settings.subdomain_host  # http://localhost:<port>
+        self.port = cls.settings.port
         self.blocked: list[str] = []
 
     def shot(self, page, name: str, full_page: bool = False) -> None:
         page.screenshot(path=str(SCREENS / f"{name}.png"), full_page=full_page)
 
     def _local_only(self, route) -> None:
-        if urllib.parse.urlsplit(route.request.url).hostname in LOCAL_HOSTS:
+        if is_local(route.request.url):
             route.continue_()
         else:
             # the lab's and the hub's own pages must need nothing else; the feedback page,
@@ -155,7 +166,7 @@ def hub():
         log = cls.root / "state" / "jupyterhub.log"
         process = setup.start(cls.root, log=log)
         try:
-            wait_for_hub(f"http://127.0.0.1:{cls.settings.port}", process, log)
+            wait_for_hub(cls.settings.subdomain_host, process, log)
             with chromium() as browser:
                 yield Hub(cls, process, browser, log)
         finally:
@@ -194,6 +205,17 @@ def stop(process: subprocess.Popen, cls: Throwaway) -> None:
             pass
 
 
+def frozen(received: Path, student: str, timeout: float = 60) -> Path:
+    """The student's submission once the exchange's warden has frozen it."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = sorted(received.glob(f"{student}+{ASSIGNMENT}+*"))
+        if found:
+            return found[-1]
+        time.sleep(0.5)
+    raise TimeoutError(f"the warden froze no submission of {student} in {timeout} s (is it running? see the hub's log)")
+
+
 def cell_index(nb, grade_id: str) -> int:
     return next(i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
 
@@ -229,8 +251,8 @@ def test_a_class_on_a_hub(hub):
 
     # 2. student A: log in, Assignment List, fetch, answer, validate, submit
     page = hub.log_in(student_a, shot="01-login")
-    formgrader = page.request.get(f"{hub.base}/user/{student_a}/formgrader")
-    assert formgrader.status == 404, "a student's server serves the formgrader"
+    formgrader = page.evaluate(f"fetch('/user/{student_a}/formgrader').then(r => r.status)")
+    assert formgrader == 404, "a student's server serves the formgrader"
     hub.assignment_list(page)
     released = hub.wait_row(page, "released", ASSIGNMENT)
     assert course_id in released.inner_text()
@@ -264,6 +286,7 @@ def test_a_class_on_a_hub(hub):
     page.locator(".lm-TabBar-tab", has_text="Assignments").click()
     hub.wait_row(page, "fetched", ASSIGNMENT).locator(".item_status button", has_text="Submit").click()
     submitted = hub.wait_row(page, "submitted", ASSIGNMENT)
+    page.locator("#submitted_assignments_list", has_text="no feedback returned yet").wait_for()
     hub.shot(page, "06-a-submitted")
     assert "Fetch Feedback" in submitted.inner_text()
 
@@ -279,12 +302,16 @@ def test_a_class_on_a_hub(hub):
 
     # 4. B, as a Unix user, reaches nothing of A's
     inbound = Path(cls.settings.exchange) / course_id / "inbound"
-    (submission_a,) = inbound.glob(f"{student_a}+{ASSIGNMENT}+*")
-    for action, path in [("list", inbound), ("read", submission_a / f"{ASSIGNMENT}.ipynb"),
+    received = Path(cls.settings.exchange) / "received" / course_id
+    submission_a = frozen(received, student_a)
+    frozen(received, student_b)
+    for action, path in [("list", inbound), ("list", received), ("read", submission_a / f"{ASSIGNMENT}.ipynb"),
                          ("overwrite", submission_a / f"{ASSIGNMENT}.ipynb"), ("rename", submission_a),
                          ("list", home_a), ("list", cls.course_dir)]:
         said_b = cls.attempt(student_b, action, path)
         assert said_b.startswith("DENIED"), f"{student_b} could {action} {path}: {said_b}"
+    said_a = cls.attempt(student_a, "overwrite", submission_a / f"{ASSIGNMENT}.ipynb")
+    assert said_a.startswith("DENIED"), f"{student_a} could change their frozen submission: {said_a}"
 
     # 5. the instructor collects, grades, writes and returns the feedback
     collected = cls.course("collect", ASSIGNMENT).stdout
@@ -304,7 +331,11 @@ def test_a_class_on_a_hub(hub):
 
     # the instructor's own server: JupyterLab on the course directory, with the formgrader
     page_i = hub.log_in(cls.instructor)
-    page_i.goto(f"{hub.base}/user/{cls.instructor}/formgrader/manage_assignments", wait_until="domcontentloaded")
+    menus = [t.strip() for t in page_i.locator(".lm-MenuBar-item").all_text_contents()]
+    assert "Nbgrader" not in menus, f"the instructor's lab still has the Nbgrader menu: {menus}"
+    assert page_i.evaluate(f"fetch('/user/{cls.instructor}/formgrader').then(r => r.status)") == 404
+    page_i.goto(f"http://formgrader--service.localhost:{hub.port}/services/formgrader/formgrader/manage_assignments",
+                wait_until="domcontentloaded")
     page_i.wait_for_function("() => window.models !== undefined && models.loaded")
     listed = page_i.locator("#main-table tr", has=page_i.locator(".name", has_text=ASSIGNMENT))
     assert listed.locator(".num-submissions").text_content().strip() == "2"
@@ -332,12 +363,11 @@ def test_a_class_on_a_hub(hub):
 
     # the same page in a tab of its own, as "Open in New Browser Tab" gives it (its MathJax
     # comes from a CDN: aborted, as every request that would leave this machine)
-    url = (f"{hub.base}/user/{student_a}/files/"
+    url = (f"http://{student_a}.localhost:{hub.port}/user/{student_a}/files/"
            + urllib.parse.quote(str(fetched_page.relative_to(home_a))))
     own_tab = hub.browser.new_context(viewport={"width": 1100, "height": 900},
                                       storage_state=page.context.storage_state())
-    own_tab.route("**/*", lambda route: route.continue_()
-                  if urllib.parse.urlsplit(route.request.url).hostname in LOCAL_HOSTS else route.abort())
+    own_tab.route("**/*", lambda route: route.continue_() if is_local(route.request.url) else route.abort())
     tab = own_tab.new_page()
     tab.goto(url, wait_until="domcontentloaded")
     text = page_text(tab.content())

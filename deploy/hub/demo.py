@@ -43,14 +43,19 @@ def main(argv: list[str] | None = None) -> int:
               f"not import the course: give those folders o+x or put the checkout elsewhere", file=sys.stderr)
         return 2
     members = roster.read(ROSTER)
-    settings = setup.setup(members, args.root, args.assignments, reset_passwords=True, ip=args.ip, port=args.port)
+    # on this machine, every user's server and the formgrader get an origin of their own
+    # (<name>.localhost, which browsers resolve to this machine)
+    subdomains = f"http://localhost:{args.port}" if args.ip == "127.0.0.1" else ""
+    settings = setup.setup(members, args.root, args.assignments, reset_passwords=True, ip=args.ip, port=args.port,
+                           subdomain_host=subdomains)
     hub = setup.start(args.root, log=args.root / "state" / "jupyterhub.log")
     host = "localhost" if args.ip in ("127.0.0.1", "0.0.0.0") else args.ip
     print(f"\nJupyterHub for the demo class: http://{host}:{args.port}/  (log: {args.root}/state/jupyterhub.log)")
     print(f"released: {', '.join(args.assignments)}; the course directory: {settings.course_dir}")
     for member in members:
         print(f"  {member.role:<10} {member.username:<16} password {settings.passwords[member.username]}")
-    print("The instructor grades in a terminal of their lab:  course collect 01_tensors && course autograde "
+    print("The formgrader: the hub's home page, Services > formgrader. "
+          "The instructor grades in a terminal of their lab:  course collect 01_tensors && course autograde "
           "01_tensors && course feedback 01_tensors && course return 01_tensors   (Ctrl-C stops the hub)\n",
           flush=True)
     try:

@@ -10,15 +10,21 @@
 # Students' servers: the student lab of lab/ (Validate, no instructor tools) with the
 # overlay deploy/hub/student/ in front of it (the Assignment List: fetch, submit, fetch
 # feedback), and the course's nbgrader_config.py (the exchange) from the hub's config folder.
-# The instructor's server: JupyterLab on the course directory with nbgrader's server
-# extensions as installed (the formgrader among them), reading the same nbgrader_config.py.
+# The instructor's server: JupyterLab on the course directory (the overlay deploy/hub/instructor/:
+# no formgrader in it, no news), reading the same nbgrader_config.py.
+# Two services the hub runs: the formgrader (deploy/hub/formgrader.py, as the instructor: a
+# server with the formgrader alone, on an origin of its own when subdomain_host is set) and the
+# exchange's warden (deploy/hub/warden.py, as root: each submission frozen as it arrives).
 import json
 import os
+import sys
 from pathlib import Path
 
 c = get_config()  # noqa: F821 (JupyterHub provides it)
-settings = json.loads(Path(os.environ.get("COURSE_HUB_SETTINGS", "/srv/torch-course/hub.json")).read_text())
+SETTINGS = Path(os.environ.get("COURSE_HUB_SETTINGS", "/srv/torch-course/hub.json"))
+settings = json.loads(SETTINGS.read_text())
 state = Path(settings["state"])
+HERE = Path(__file__).resolve().parent
 
 c.JupyterHub.bind_url = f"http://{settings['ip']}:{settings['port']}"
 c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{settings['hub_port']}"
@@ -30,6 +36,10 @@ c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{settings['proxy_api_port']
 c.ConfigurableHTTPProxy.pid_file = str(state / "proxy.pid")
 # users' servers stop with the hub (a class restarts clean)
 c.JupyterHub.cleanup_servers = True
+# each user's server, and the formgrader, on an origin of its own (<name>.<host>): a script in
+# one page cannot use another's cookies or API (needs wildcard DNS; see docs/deploy.md)
+if settings.get("subdomain_host"):
+    c.JupyterHub.subdomain_host = settings["subdomain_host"]
 
 # Log in with the Unix password; only the roster's users; instructors are hub admins.
 c.JupyterHub.authenticator_class = "pam"
@@ -54,13 +64,32 @@ def per_role(spawner):
     """The student's lab, or the instructor's on the course directory."""
     if spawner.user.name in settings["instructors"]:
         spawner.notebook_dir = settings["course_dir"]
-        # the formgrader reads the course's nbgrader_config.py from Jupyter's config path (the
-        # server starts in the home directory, not in the course's)
+        # `course` and nbgrader read the course's nbgrader_config.py from Jupyter's config path
+        # (the server starts in the home directory, not in the course's)
         spawner.environment = {"PATH": PATH, "COURSE_DIR": settings["course_dir"],
-                               "JUPYTER_CONFIG_PATH": settings["config_dir"]}
+                               "JUPYTER_CONFIG_PATH": os.pathsep.join([str(HERE / "instructor"),
+                                                                       settings["config_dir"]])}
     else:
         spawner.notebook_dir = "~"
         spawner.environment = {"PATH": PATH, "JUPYTER_CONFIG_PATH": os.pathsep.join(settings["student_config_path"])}
 
 
 c.Spawner.pre_spawn_hook = per_role
+
+
+# The formgrader, served by the hub as a service (deploy/hub/formgrader.py) run as the first
+# instructor on the course directory; the instructors may use it (Services menu of the hub).
+c.JupyterHub.services = [
+    {"name": "formgrader", "url": f"http://127.0.0.1:{settings['formgrader_port']}", "display": True,
+     "user": settings["instructors"][0], "cwd": settings["course_dir"], "oauth_no_confirm": True,
+     "command": [settings["python"], "-c", "from deploy.hub.formgrader import main; main()",
+                 f"--ServerApp.root_dir={settings['course_dir']}"],
+     "environment": {"PATH": PATH, "PYTHONPATH": str(HERE.parents[1]), "JUPYTER_CONFIG_PATH": settings["config_dir"]}},
+    # root: it gives each submission to root and the course's group
+    {"name": "exchange-warden", "command": [sys.executable, "-m", "deploy.hub.warden", "--settings", str(SETTINGS)],
+     "cwd": str(HERE.parents[1]), "environment": {"PYTHONPATH": str(HERE.parents[1])}},
+]
+c.JupyterHub.load_roles = [
+    {"name": "formgrader-users", "scopes": ["access:services!service=formgrader"],
+     "users": list(settings["instructors"])},
+]

@@ -2,18 +2,21 @@
 
 The roster has a header and one row per person::
 
-    username,role,name,password
-    ada,student,Ada Lovelace,
-    grace,instructor,Grace Hopper,
+    username,role,name,password,lms_id
+    ada,student,Ada Lovelace,,lovelaceada
+    grace,instructor,Grace Hopper,,
 
 ``role`` is ``student`` or ``instructor``; an empty password gets a random one, printed once
-by ``create`` (JupyterHub's PAM login checks it). Each user gets a home directory only they
+by ``create`` (JupyterHub's PAM login checks it). ``lms_id`` (optional) is the name your LMS
+puts in the file names of its submission downloads (Canvas: lastnamefirstname), so that
+`course collect --zip` files each under the student's user name. Each user gets a home directory only they
 can enter (mode 700) and their own group, as Debian's useradd gives; instructors are also put
 in the course's group, which owns the exchange's inbound folder, so that they, and no
 student, can read submissions.
 
     python -m deploy.hub.roster create ROSTER.csv [--group GROUP]
-    python -m deploy.hub.roster remove ROSTER.csv
+    python -m deploy.hub.roster remove ROSTER.csv     (stop the hub first: a user with a
+                                                      running process cannot be removed)
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class Member:
     role: str
     name: str = ""
     password: str = ""
+    lms_id: str = ""
 
 
 def read(path: Path) -> list[Member]:
@@ -67,7 +71,7 @@ def read(path: Path) -> list[Member]:
                 problems.append(f"line {line}: {username} appears twice")
             else:
                 members.append(Member(username, role, (row.get("name") or "").strip(),
-                                      (row.get("password") or "").strip()))
+                                      (row.get("password") or "").strip(), (row.get("lms_id") or "").strip()))
     if problems:
         raise RosterError(f"{path}:\n  " + "\n  ".join(problems))
     return members
@@ -109,12 +113,49 @@ def create(members: list[Member], group: str | None = None, reset: bool = False)
     return passwords
 
 
-def remove(members: list[Member]) -> None:
-    """Delete the users and their home directories (their processes must have ended)."""
+def write_public(members: list[Member], path: Path) -> None:
+    """The roster without passwords (username,role,name,lms_id), root's and readable by all:
+    `course collect` reads it (graders.course.collect)."""
+    with open(path, "w", newline="") as handle:
+        out = csv.writer(handle)
+        out.writerow(["username", "role", "name", "lms_id"])
+        for member in members:
+            out.writerow([member.username, member.role, member.name, member.lms_id])
+    Path(path).chmod(0o644)
+
+
+def processes(username: str) -> list[int]:
+    """The ids of the user's running processes."""
+    uid = pwd.getpwnam(username).pw_uid
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and proc.stat().st_uid == uid:
+                found.append(int(proc.name))
+        except OSError:
+            pass
+    return found
+
+
+def remove(members: list[Member]) -> list[str]:
+    """Delete the users and their home directories; the problems (a user with running
+    processes is left in place: stop the hub first, which stops their servers)."""
+    problems = []
     for member in members:
-        if exists(member.username):
-            subprocess.run(["userdel", "--remove", member.username], check=False,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if not exists(member.username):
+            continue
+        running = processes(member.username)
+        if running:
+            problems.append(f"{member.username}: not removed, {len(running)} process(es) still run as this user "
+                            f"(stop the hub first; pids {', '.join(map(str, running[:5]))})")
+            continue
+        done = subprocess.run(["userdel", "--remove", member.username], capture_output=True, text=True)
+        # userdel exits 12 when it could not remove the home directory or mail spool, having
+        # removed the user; a missing mail spool (its only complaint on most servers) is no problem
+        said = [line for line in done.stderr.splitlines() if "mail spool" not in line]
+        if exists(member.username) or said:
+            problems.append(f"{member.username}: userdel exited {done.returncode}: {' '.join(said) or 'user remains'}")
+    return problems
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,8 +171,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"roster: {error}", file=sys.stderr)
         return 2
     if args.action == "remove":
-        remove(members)
-        return 0
+        problems = remove(members)
+        for problem in problems:
+            print(f"roster: {problem}", file=sys.stderr)
+        return 1 if problems else 0
     for username, password in create(members, args.group).items():
         print(f"{username}\t{password}")
     return 0

@@ -4,11 +4,16 @@
 
 lays out, under ROOT (default /srv/torch-course):
 
-    exchange/               nbgrader's exchange (c.Exchange.root), mode 1777 like /tmp
+    exchange/               nbgrader's exchange (c.Exchange.root): root's, mode 755, so no
+                            user can make another course's folder in it
       <course_id>/          the instructor's, group = the course's group, set-group-id, so
                             inbound/ and every submission in it belong to that group
+      received/<course_id>/ root's and the course's group (750): submissions frozen by the
+                            exchange's warden (deploy/hub/warden.py), which `course collect` reads
     etc/nbgrader_config.py  THE course's configuration (graders.course.config), owned by the
                             instructor; students' servers read it through JUPYTER_CONFIG_PATH
+    etc/roster.csv          the roster without passwords (root's, 644): `course collect` takes
+                            only its students' submissions, and maps LMS names (lms_id)
     state/                  the hub's database, cookie secret and pid files (root only)
     runtime/                the interpreter users' servers run, when the venv's is out of
                             their reach (deploy/hub/runtime.py)
@@ -23,18 +28,20 @@ release`, which publishes them to the exchange) and prints how to start the hub.
 from __future__ import annotations
 
 import argparse
+import grp
 import json
 import os
 import pwd
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from graders.course.config import COURSE_ID, FILENAME, config_text
 
-from . import roster, runtime
+from . import roster, runtime, warden
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -60,6 +67,10 @@ class Settings:
     port: int = 8000
     hub_port: int = 8081
     proxy_api_port: int = 8001
+    formgrader_port: int = 8002
+    # JupyterHub.subdomain_host: every user's server and the formgrader service on an origin of
+    # its own (<user>.<host>, formgrader--service.<host>); "" serves them all on the hub's
+    subdomain_host: str = ""
     group: str = ""
     passwords: dict[str, str] = field(default_factory=dict)  # set by this run; never written to hub.json
 
@@ -127,19 +138,24 @@ def setup(members: list[roster.Member], root: Path = DEFAULT_ROOT, assignments: 
     state.mkdir(mode=0o700, exist_ok=True)
     etc.mkdir(mode=0o755, exist_ok=True)
     exchange.mkdir(exist_ok=True)
-    exchange.chmod(0o1777)
+    os.chown(exchange, 0, 0)
+    exchange.chmod(0o755)
     course_exchange = exchange / course_id
+    squatted(course_exchange, owner.pw_uid)
     course_exchange.mkdir(exist_ok=True)
     shutil.chown(course_exchange, owner.pw_uid, group)
     course_exchange.chmod(0o2755)
+    warden.prepare(exchange, course_id, grp.getgrnam(group).gr_gid)
     python = runtime.for_users(VENV, root / "runtime")
+    roster_file = etc / "roster.csv"
+    roster.write_public(members, roster_file)
 
     course_dir = Path(owner.pw_dir) / "course"
     course_dir.mkdir(mode=0o700, exist_ok=True)
     shutil.chown(course_dir, owner.pw_uid, owner.pw_gid)
     config = etc / FILENAME
     if not config.exists():
-        config.write_text(config_text(str(exchange), str(course_dir)))
+        config.write_text(config_text(str(exchange), str(course_dir), str(roster_file)))
         shutil.chown(config, owner.pw_uid, owner.pw_gid)
         config.chmod(0o644)
     link = course_dir / FILENAME
@@ -159,6 +175,20 @@ def setup(members: list[roster.Member], root: Path = DEFAULT_ROOT, assignments: 
         as_user(instructors[0], [str(python), "-m", "graders.cli", "release", *assignments,
                                  "--course-dir", str(course_dir)], python)
     return settings
+
+
+def squatted(folder: Path, uid: int) -> None:
+    """A course folder in the exchange that someone else made (on an exchange that was once
+    world-writable, anyone could) is moved aside, not adopted: its outbound/ could hold
+    assignments no instructor released."""
+    if folder.is_symlink() or (folder.exists() and folder.stat().st_uid not in (0, uid)):
+        aside = folder.with_name(f"{folder.name}.squatted-{int(time.time())}")
+        folder.rename(aside)
+        os.chown(aside, 0, 0, follow_symlinks=False)
+        if not aside.is_symlink():
+            aside.chmod(0o700)
+        print(f"deploy.hub.setup: {folder} was made by someone else than the instructor: moved to {aside}",
+              file=sys.stderr)
 
 
 def start(root: Path, log: Path | None = None) -> subprocess.Popen:
@@ -183,12 +213,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=DEFAULT_ROOT)
     parser.add_argument("--ip", default="127.0.0.1", help="where the hub listens (put TLS in front for 0.0.0.0)")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--subdomain-host", default="",
+                        help="e.g. https://hub.example.org: each user's server and the formgrader on a subdomain "
+                             "of their own (needs wildcard DNS and certificate; see docs/deploy.md)")
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
         print("deploy.hub.setup: run as root (it creates users and starts servers as them)", file=sys.stderr)
         return 2
     try:
-        settings = setup(roster.read(args.roster), args.root, args.assignments, ip=args.ip, port=args.port)
+        settings = setup(roster.read(args.roster), args.root, args.assignments, ip=args.ip, port=args.port,
+                         subdomain_host=args.subdomain_host)
     except (roster.RosterError, RuntimeError) as error:
         print(f"deploy.hub.setup: {error}", file=sys.stderr)
         return 2

@@ -22,6 +22,7 @@ import shutil
 import socket
 import stat
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -103,7 +104,13 @@ class Throwaway:
         try:
             self._reach()
             self.root = Path(tempfile.mkdtemp(prefix=f"course-hub-{self.tag}-"))
-            ports = dict(port=free_port(), hub_port=free_port(), proxy_api_port=free_port()) if self.ports else {}
+            ports = {}
+            if self.ports:
+                port = free_port()
+                # every user's server and the formgrader on an origin of its own, as a real
+                # deployment (Chromium resolves every *.localhost to this machine)
+                ports = dict(port=port, hub_port=free_port(), proxy_api_port=free_port(), formgrader_port=free_port(),
+                             subdomain_host=f"http://localhost:{port}")
             self.settings = setup.setup(self.members, self.root, self.assignments, group=f"{self.tag}-graders",
                                         **ports)
         except BaseException:
@@ -119,7 +126,8 @@ class Throwaway:
         self.granted = open_way([setup.REPO, setup.VENV])
 
     def __exit__(self, *exc) -> None:
-        roster.remove(self.members)
+        for problem in roster.remove(self.members):
+            print(f"throwaway class {self.tag}: {problem}", file=sys.stderr)
         subprocess.run(["groupdel", f"{self.tag}-graders"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        check=False)
         if self.root is not None:

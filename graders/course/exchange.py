@@ -75,7 +75,19 @@ class FetchFeedback(CourseExchange, ExchangeFetchFeedback):
 
 
 class List(CourseExchange, ExchangeList):
-    pass
+    """nbgrader's list; a submission with no feedback to fetch says so (the Assignment List
+    otherwise shows nothing, and its Fetch Feedback button then silently does nothing)."""
+
+    NO_FEEDBACK = " (no feedback returned yet)"
+
+    def parse_assignments(self):
+        assignments = super().parse_assignments()
+        if self.cached:
+            for assignment in assignments:
+                for info in assignment.get("submissions", []):
+                    if not info.get("has_local_feedback") and not info.get("has_exchange_feedback"):
+                        info["timestamp"] = f"{info['timestamp']}{self.NO_FEEDBACK}"
+        return assignments
 
 
 class ReleaseFeedback(CourseExchange, ExchangeReleaseFeedback):
