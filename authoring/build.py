@@ -7,6 +7,11 @@ starts at a line beginning with ``# %%``:
     # %% [markdown]              markdown; each line's leading "# " is dropped
     # %%                         ordinary code
     # %% solution ID             nbgrader solution cell (grade_id ID)
+    # %% solution ID allow=R     ...whose honest answers need constructs the static review
+    #                            flags: R is rule ids, comma-separated, each optionally
+    #                            ``rule:dotted.prefix`` (graders.autograde.review); written to
+    #                            the cell's metadata["course"]["review_allow"], which the
+    #                            release keeps and the review reads
     # %% test ID points=N        nbgrader autograded test cell worth N points (locked)
     # %% wrong ID                known wrong answers to exercise ID: a dict literal
     #                            {value: "message [mc:identifier]"}; left out of the notebook
@@ -29,6 +34,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 
+from graders.autograde import review
 from helpers import answers
 
 REPO = Path(__file__).resolve().parent.parent
@@ -57,9 +63,12 @@ def parse_header(rest: str) -> dict:
         header = {"kind": words[0], "grade_id": words[1]}
         for word in words[2:]:
             key, _, value = word.partition("=")
-            if key != "points" or not value:
+            if key == "allow" and value and words[0] == "solution":
+                header["allow"] = review.parse_allowances(value.strip("'\""))
+            elif key == "points" and value:
+                header["points"] = float(value) if "." in value else int(value)
+            else:
                 raise ValueError(f"unknown option {word!r} in '# %%{rest}'")
-            header["points"] = float(value) if "." in value else int(value)
         if words[0] == "test" and "points" not in header:
             raise ValueError(f"test cell {words[1]} needs points=N")
         return header
@@ -84,6 +93,10 @@ def split_cells(text: str) -> list[tuple[dict, str]]:
         rest = " " + meta.pop("title", "")
         if "points" in meta:
             rest += f" points={meta.pop('points')}"
+        if "allow" in meta:  # allow="..." (quoted) reaches us as metadata,
+            rest += f" allow={meta.pop('allow')}"
+        if "incorrectly_encoded_metadata" in meta:  # and allow=... (bare) as text
+            rest += " " + meta.pop("incorrectly_encoded_metadata")
         if meta:
             raise ValueError(f"unknown cell options {meta} in '# %%{rest}'")
         cells.append((parse_header(rest.rstrip()), cell.source))
@@ -123,6 +136,8 @@ def build(source: Path) -> nbformat.NotebookNode:
             cell = nbformat.v4.new_code_cell(text.strip("\n"))
             if "grade_id" in header:
                 cell.metadata["nbgrader"] = _nbgrader_metadata(header)
+            if header.get("allow"):
+                cell.metadata["course"] = {review.ALLOW_KEY: header["allow"]}
         cell.id = _cell_id(stem, index, header)
         nb.cells.append(cell)
     nbformat.validate(nb)
