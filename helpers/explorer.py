@@ -20,6 +20,8 @@ What every instrument gets from it:
 * **Typed values.** Every FloatSlider/IntSlider gets a number box beside it, so that a value
   the slider's step cannot reach (b = 1.0) can be typed; the box shows the number a value
   stands for (2.1, not the browser's sum of steps 2.0999999999999996), and so does the model.
+  A FloatLogSlider's box shows (and the model gets) three significant digits (lr 0.0178); a
+  SelectionSlider gets a dropdown of its values.
 * **Whole controls.** A dropdown is as wide as its longest option; a toggle's label sits
   beside its buttons, like every other control's. Text
   boxes apply on Enter, and the explorer says so under its controls.
@@ -154,6 +156,10 @@ class Explorer(widgets.VBox):
 
     def _with_number_box(self, control):
         """A slider gets a linked number box (typed values); anything else stays as it is."""
+        if isinstance(control, widgets.FloatLogSlider):
+            return self._with_log_box(control)
+        if isinstance(control, widgets.SelectionSlider):
+            return self._with_choice_box(control)
         if isinstance(control, widgets.FloatSlider):
             box = widgets.BoundedFloatText(value=control.value, min=control.min, max=control.max,
                                            step=control.step, layout=widgets.Layout(width="100px"))
@@ -169,6 +175,31 @@ class Explorer(widgets.VBox):
         self.links += [widgets.dlink((control, "value"), (box, "value"), transform=plain_number),
                        widgets.dlink((box, "value"), (control, "value")),
                        *(widgets.link((control, name), (box, name)) for name in ("min", "max"))]
+        return widgets.HBox([control, box], layout=widgets.Layout(align_items="center"))
+
+    def _with_log_box(self, control):
+        """A log slider's box shows its value to LOG_DIGITS significant digits, and that is
+        the value the model gets (10 ** -1.75 is 0.0178, not 0.017782794100389229); a value
+        typed in the box is kept as typed."""
+        def bound(exponent):
+            return plain_number(control.base ** exponent)
+        box = widgets.BoundedFloatText(value=rounded(control.value), min=bound(control.min),
+                                       max=bound(control.max), step=None,
+                                       layout=widgets.Layout(width="100px"))
+        control.readout = False
+        self.links += [widgets.dlink((control, "value"), (box, "value"), transform=rounded),
+                       widgets.dlink((box, "value"), (control, "value")),
+                       widgets.dlink((control, "min"), (box, "min"), transform=bound),
+                       widgets.dlink((control, "max"), (box, "max"), transform=bound)]
+        return widgets.HBox([control, box], layout=widgets.Layout(align_items="center"))
+
+    def _with_choice_box(self, control):
+        """A slider over a list of values (sizes 2**10 … 2**22) gets a dropdown of the same
+        values beside it: it shows the number, and any of them can be picked at once."""
+        box = widgets.Dropdown(options=control.options, value=control.value,
+                               layout=widgets.Layout(width="max-content"))
+        control.readout = False
+        self.links += [widgets.link((control, "value"), (box, "value"))]
         return widgets.HBox([control, box], layout=widgets.Layout(align_items="center"))
 
     def values(self) -> dict:
@@ -349,6 +380,16 @@ def plain_number(value):
     2.1, a typed 1.25 stays 1.25); anything else as it is."""
     if isinstance(value, float) and math.isfinite(value):
         return float(f"{value:.12g}")
+    return value
+
+
+LOG_DIGITS = 3  # significant digits of a log slider's value (its steps are ratios)
+
+
+def rounded(value):
+    """A float to LOG_DIGITS significant digits (0.017782794 is 0.0178); anything else as it is."""
+    if isinstance(value, float) and math.isfinite(value) and value != 0:
+        return float(f"{value:.{LOG_DIGITS}g}")
     return value
 
 

@@ -254,6 +254,14 @@ def _box(ax, x, y, w, h, colour, alpha, edge=None):
 # ---------------------------------------------------------------------------- explore
 
 
+ITERATIONS = 2  # the explorer records two iterations of the loop
+
+
+def rows_of(order: str) -> int:
+    """How many rows the table has for ``order``: one per line, per iteration."""
+    return ITERATIONS * len(parse_order(order))
+
+
 def explore(order: str = DEFAULT_ORDER, upto: int = 10, set_to_none: bool = True,
             lr: float = 0.1):
     """Type an order of lines and step through two iterations of the loop."""
@@ -261,15 +269,34 @@ def explore(order: str = DEFAULT_ORDER, upto: int = 10, set_to_none: bool = True
 
     from helpers.explorer import Explorer
 
+    try:
+        rows = rows_of(order)
+    except ValueError:  # the explorer says why; the slider offers every row a loop can have
+        rows = ITERATIONS * len(LINES)
     controls = {
         "order": widgets.Text(value=order, description="order", continuous_update=False,
                               layout=widgets.Layout(width="430px")),
-        "upto": widgets.IntSlider(value=upto, min=1, max=2 * len(LINES), description="show rows"),
+        "upto": widgets.IntSlider(value=min(upto, rows), min=1, max=rows, description="show rows"),
         "set_to_none": widgets.Checkbox(value=set_to_none, description="zero_grad sets None"),
     }
 
+    def rows_follow_the_order(change):
+        # the slider ends at the last row this order has (two iterations of its lines); one
+        # that showed every row still does. (Observed before the Explorer's own observer.)
+        slider = controls["upto"]
+        try:
+            new = rows_of(change["new"])
+        except ValueError:  # the explorer says why; the slider stays as it was
+            return
+        showed_all = slider.value == slider.max
+        if new > slider.max:
+            slider.max = new
+        slider.value = new if showed_all else min(slider.value, new)
+        slider.max = new
+    controls["order"].observe(rows_follow_the_order, names="value")
+
     def model(order, upto, set_to_none):
-        return record(order, 2, lr, set_to_none), upto
+        return record(order, ITERATIONS, lr, set_to_none), upto
 
     def draw(result, ax=None):
         anatomy, shown = result

@@ -200,6 +200,35 @@ def test_sliders_get_a_number_box_and_text_boxes_say_enter_applies():
     assert any(explorer_module.ENTER_HINT in w.value for w in walk(e) if isinstance(w, widgets.HTML))
 
 
+def test_log_and_choice_sliders_get_their_boxes_too():
+    """Issue 38: 04's lr (a FloatLogSlider) and 06's "elements" (a SelectionSlider) had no box.
+    A log slider's box shows three significant digits and the model gets that number; a typed
+    value is kept; a slider over a list of values gets a dropdown of them, linked both ways."""
+    def model(lr, size):
+        return (lr, size)
+
+    def draw(result, ax=None):
+        ax.set_title(f"lr {result[0]}, size {result[1]}")
+        ax.set_axis_off()
+
+    e = Explorer({"lr": widgets.FloatLogSlider(value=10 ** -1.75, base=10, min=-4, max=1.5, step=0.25),
+                  "size": widgets.SelectionSlider(options=[2 ** k for k in range(10, 14)], value=2048)},
+                 model, draw)
+    box = next(w for w in walk(e) if isinstance(w, widgets.BoundedFloatText))
+    choice = next(w for w in walk(e) if isinstance(w, widgets.Dropdown))
+    assert (box.value, box.min, box.max) == (0.0178, 0.0001, 31.6227766017)
+    assert e.result == (0.0178, 2048) and not e.controls["lr"].readout and not e.controls["size"].readout
+    e.controls["lr"].value = 10 ** -1.5  # a step of the slider: 0.031622776601683794
+    assert box.value == 0.0316 and e.result[0] == 0.0316
+    box.value = 0.05
+    assert e.controls["lr"].value == 0.05 and e.result[0] == 0.05
+    assert list(choice.options) == [1024, 2048, 4096, 8192]
+    choice.value = 8192
+    assert e.controls["size"].value == 8192 and e.result == (0.05, 8192)
+    e.controls["size"].value = 1024
+    assert choice.value == 1024
+
+
 def test_a_rerun_of_the_same_cell_closes_the_earlier_explorer(monkeypatch):
     requests = iter(["run-1", "run-2"])
     monkeypatch.setattr(explorer_module, "_current_cell", lambda: ("cell-a", next(requests)))

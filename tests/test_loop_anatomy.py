@@ -107,3 +107,23 @@ def test_explorer_draws_and_reports_an_impossible_order():
     assert "loss before backward" in explorer.error
     explorer.controls["order"].value = la.DEFAULT_ORDER
     assert explorer.error is None
+
+
+def test_the_rows_slider_ends_at_the_last_row_of_the_order():
+    """Issue 38: "show rows" went to 10 when the typed order had 8 rows. The slider's end
+    follows the order (two iterations of its lines); one showing every row still does, one
+    showing fewer keeps its place; an impossible order leaves it alone; one picture a change."""
+    explorer = la.explore()
+    rows = explorer.controls["upto"]
+    assert (rows.max, rows.value) == (10, 10)
+    drawn = []
+    explorer.update = lambda: (drawn.append(explorer.values()), type(explorer).update(explorer))[1]
+    explorer.controls["order"].value = "forward, loss, backward, step"
+    assert (rows.max, rows.value) == (8, 8) and len(explorer.result[0].states) == 8
+    assert drawn == [explorer.values()] and drawn[0]["upto"] == 8
+    rows.value = 3
+    explorer.controls["order"].value = la.DEFAULT_ORDER
+    assert (rows.max, rows.value) == (10, 3)
+    explorer.controls["order"].value = "forward, backward"
+    assert explorer.error and (rows.max, rows.value) == (10, 3)
+    assert (la.explore(upto=4).controls["upto"].value, la.explore(order="loss").controls["upto"].max) == (4, 10)
