@@ -79,6 +79,24 @@ def answer(name: str):
     return v
 
 
+NEEDS = "__needs__"  # the key under which ``needs`` reports a missing answer
+
+
+class Stop(Exception):
+    """The probe cannot go on (the exercise is not answered): ``run`` ends it quietly."""
+
+
+def needs(*names: str) -> None:
+    """Stop here unless the student defined every one of ``names`` (the functions or classes
+    the exercise asks for): the judge then reads the whole cell as not answered yet, instead
+    of as a probe that stopped on a NameError."""
+    namespace = _user_namespace()
+    for name in names:
+        if name not in namespace:
+            _record(NEEDS, {"t": "unanswered", "name": name})
+            raise Stop(name)
+
+
 def raised(error: BaseException) -> dict:
     """An exception as data: its class's name and built-in base, its first line, and
     whether it is the release's stub (``raise NotImplementedError()``: not answered)."""
@@ -155,6 +173,8 @@ def run(grade_id: str, code: str) -> None:
     namespace = dict(_user_namespace())
     try:
         exec(compile(code, f"<hidden test {grade_id}>", "exec"), namespace)  # noqa: S102
+    except Stop:
+        pass
     finally:
         _emitting.update(grade_id=None, keys=set())
 
@@ -186,6 +206,9 @@ class Observed:
     def outcome(self, key: str):
         """The value, or a ``Raised`` when the student's code raised."""
         from helpers import checks
+        needed = self.encoded.get(NEEDS)
+        if needed is not None:
+            raise checks.unanswered(name=str(needed.get("name") or ""))
         data = self.encoded.get(key)
         if data is None:
             reason = f": {self.stopped}" if self.stopped else ""

@@ -181,6 +181,18 @@ class Foreign:
             return f"<a {self.type_name}, a subclass of {self.base}: its own methods are not trusted>"
         return f"<a {self.type_name}>"
 
+    def _refuse(self, *_):
+        """A judge that compares, counts, indexes or converts it fails the check in words,
+        not with a TypeError (which would read as the grader's own failure)."""
+        from helpers import checks
+        raise checks.CheckFailed(f"The answer holds {self!r}, which the grader does not accept: "
+                                 f"{checks.type_name(self)}.")
+
+    __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __float__ = __int__ = __index__ = __complex__ = __len__ = __iter__ = __getitem__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
+    __neg__ = __abs__ = __round__ = _refuse
+
 
 _FOREIGN_CLASSES: dict[str, type] = {}
 

@@ -140,13 +140,20 @@ answer_sgd_theta = -0.25
 with checks.because("[mc:sgd.gradient-fixed] The answer is θ after three steps, a number."):
     checks.answer("04_training_loop-quiz-sgd", answer_sgd_theta, "answer_sgd_theta", kind=float)
 ### BEGIN HIDDEN TESTS
+from helpers.grading import probe
+probe.answer("answer_sgd_theta")
+### JUDGE
+from helpers.grading.probe import got
+_answer = got["answer_sgd_theta"]
+with checks.because("[mc:sgd.gradient-fixed] The answer is θ after three steps, a number."):
+    checks.answer("04_training_loop-quiz-sgd", _answer, "answer_sgd_theta", kind=float)
 _theta = nn.Parameter(torch.tensor(2.0))
 _opt = torch.optim.SGD([_theta], lr=0.75)
 for _ in range(3):
     _opt.zero_grad()
     (_theta ** 2).backward()
     _opt.step()
-checks.expect_true(math.isclose(answer_sgd_theta, _theta.item(), abs_tol=1e-4),
+checks.expect_true(math.isclose(_answer, _theta.item(), abs_tol=1e-4),
                    "[mc:sgd.gradient-fixed] Each step uses the gradient at the current θ: "
                    "θ ← θ − 0.75·2θ, three times.")
 ### END HIDDEN TESTS
@@ -281,12 +288,19 @@ with checks.because("[mc:loop.grad-overwritten] The answer is w after four itera
     checks.answer("04_training_loop-quiz-no-zero-grad", answer_no_zero_grad_w,
                   "answer_no_zero_grad_w", kind=float)
 ### BEGIN HIDDEN TESTS
+from helpers.grading import probe
+probe.answer("answer_no_zero_grad_w")
+### JUDGE
+from helpers.grading.probe import got
+_answer = got["answer_no_zero_grad_w"]
+with checks.because("[mc:loop.grad-overwritten] The answer is w after four iterations, a number."):
+    checks.answer("04_training_loop-quiz-no-zero-grad", _answer, "answer_no_zero_grad_w", kind=float)
 _w = nn.Parameter(torch.tensor(1.0))
 _opt = torch.optim.SGD([_w], lr=0.1)
 for _ in range(4):
     (2 * _w).backward()
     _opt.step()
-checks.expect_true(math.isclose(answer_no_zero_grad_w, _w.item(), abs_tol=1e-4),
+checks.expect_true(math.isclose(_answer, _w.item(), abs_tol=1e-4),
                    "[mc:loop.grad-overwritten] Without zero_grad each backward adds 2.0 to "
                    ".grad, and each step uses the total so far.")
 ### END HIDDEN TESTS
@@ -333,9 +347,18 @@ with checks.because("[mc:loop.step-waits-for-backward] The answer counts step() 
     checks.answer("04_training_loop-quiz-step-top", answer_step_top_moves,
                   "answer_step_top_moves", kind=int, choices=(0, 1, 2, 3))
 ### BEGIN HIDDEN TESTS
+from helpers.grading import probe
+probe.answer("answer_step_top_moves")
+### JUDGE
+import helpers.loop_anatomy
+from helpers.grading.probe import got
+_answer = got["answer_step_top_moves"]
+with checks.because("[mc:loop.step-waits-for-backward] The answer counts step() calls."):
+    checks.answer("04_training_loop-quiz-step-top", _answer, "answer_step_top_moves", kind=int,
+                  choices=(0, 1, 2, 3))
 _rec = helpers.loop_anatomy.record("step, zero_grad, forward, loss, backward", iterations=3)
 _moved = sum(1 for _s in _rec.states if _s.line == "step" and any(p.moved > 0 for p in _s.params))
-checks.expect_true(answer_step_top_moves == _moved,
+checks.expect_true(_answer == _moved,
                    "[mc:loop.step-waits-for-backward] step() uses whatever .grad holds when it "
                    "runs: at the top of an iteration that is the previous iteration's gradient.")
 ### END HIDDEN TESTS
@@ -465,9 +488,15 @@ with checks.because("[mc:loss.ce-takes-probabilities] The answer is the reported
     checks.answer("04_training_loop-quiz-double-softmax", answer_double_softmax_loss,
                   "answer_double_softmax_loss", kind=float)
 ### BEGIN HIDDEN TESTS
-checks.expect_true(math.isclose(answer_double_softmax_loss,
-                                nn.CrossEntropyLoss()(torch.tensor([[1.0, 0.0]]),
-                                                      torch.tensor([0])).item(), abs_tol=1e-3),
+from helpers.grading import probe
+probe.answer("answer_double_softmax_loss")
+### JUDGE
+from helpers.grading.probe import got
+_answer = got["answer_double_softmax_loss"]
+with checks.because("[mc:loss.ce-takes-probabilities] The answer is the reported loss, a number."):
+    checks.answer("04_training_loop-quiz-double-softmax", _answer, "answer_double_softmax_loss", kind=float)
+checks.expect_true(math.isclose(_answer, nn.CrossEntropyLoss()(torch.tensor([[1.0, 0.0]]),
+                                                               torch.tensor([0])).item(), abs_tol=1e-3),
                    "[mc:loss.ce-takes-probabilities] CrossEntropyLoss applies log_softmax to "
                    "(1, 0): the loss is −log(e¹ / (e¹ + e⁰)).")
 ### END HIDDEN TESTS
@@ -524,11 +553,20 @@ with checks.because("[mc:sanity.initial-loss] The answer is a loss, a number."):
     checks.answer("04_training_loop-quiz-initial-loss", answer_initial_loss,
                   "answer_initial_loss", kind=float)
 ### BEGIN HIDDEN TESTS
+from helpers.grading import probe
+probe.answer("answer_initial_loss")
+### JUDGE
+import helpers.loss_curves
+from helpers.grading.probe import got
+_answer = got["answer_initial_loss"]
+with checks.because("[mc:sanity.initial-loss] The answer is a loss, a number."):
+    checks.answer("04_training_loop-quiz-initial-loss", _answer, "answer_initial_loss", kind=float)
+_X, _y = helpers.loss_curves.digits(seed=0)[:2]
 torch.manual_seed(0)
 _fresh = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
 with torch.no_grad():
-    _first = nn.functional.cross_entropy(_fresh(X_train), y_train).item()
-checks.expect_true(abs(answer_initial_loss - _first) <= 0.06,
+    _first = nn.functional.cross_entropy(_fresh(_X), _y).item()
+checks.expect_true(abs(_answer - _first) <= 0.06,
                    "[mc:sanity.initial-loss] Small logits give every class a probability near "
                    "1/10, and the loss is −log of the true class's probability.")
 ### END HIDDEN TESTS
@@ -821,22 +859,94 @@ for _k, (_params, _grads) in enumerate(_spy.seen):
                              "on: the batch's loss before its step.")
     _earlier = _true
 ### BEGIN HIDDEN TESTS
+from helpers.grading import probe
+probe.needs("train_epoch")
+_gen = torch.Generator().manual_seed(1)
+_X, _y = torch.randn(12, 4, generator=_gen), torch.randint(0, 3, (12,), generator=_gen)
+torch.manual_seed(1)
+_model = nn.Linear(4, 3)
+_spy = _SpySGD(_model.parameters(), lr=0.5)
+probe.call("train_epoch(Linear(4, 3), cross-entropy, 12 rows, batches of 5)", train_epoch, _model,
+           nn.CrossEntropyLoss(), _spy, _X, _y, 5)
+probe.value("the weights and gradients each step saw", _spy.seen)
+probe.value("the order of zero_grad, backward and step", _spy.events)
 _X2, _y2 = torch.randn(10, 3, generator=_gen), torch.randn(10, 1, generator=_gen)
 torch.manual_seed(2)
 _m2 = nn.Linear(3, 1)
-_ref = copy.deepcopy(_m2)
-_got = train_epoch(_m2, nn.MSELoss(), torch.optim.SGD(_m2.parameters(), lr=0.1), _X2, _y2, 4)
-_ref_opt = torch.optim.SGD(_ref.parameters(), lr=0.1)
-_want = []
-for _s in range(0, 10, 4):
-    _ref_opt.zero_grad()
-    _l = nn.MSELoss()(_ref(_X2[_s:_s + 4]), _y2[_s:_s + 4])
-    _l.backward()
-    _ref_opt.step()
-    _want.append(_l.item())
-checks.expect_close(torch.tensor(_got), torch.tensor(_want), "losses on a regression problem",
+probe.call("train_epoch(Linear(3, 1), MSE, 10 rows, batches of 4)", train_epoch, _m2, nn.MSELoss(),
+           torch.optim.SGD(_m2.parameters(), lr=0.1), _X2, _y2, 4)
+probe.value("the regression model's weight after one epoch", _m2.weight.detach())
+### JUDGE
+from helpers.grading.probe import got, ref
+_losses = got["train_epoch(Linear(4, 3), cross-entropy, 12 rows, batches of 5)"]
+checks.expect_type(_losses, list, "train_epoch(...)")
+if any(isinstance(v, torch.Tensor) for v in _losses):
+    checks.reject(True, {True: "[mc:loop.tensor-losses] The list holds loss tensors" + (
+        ": each one keeps its graph reachable" if any(isinstance(v, torch.Tensor) and v.requires_grad
+                                                      for v in _losses) else "") +
+        ". Log loss.item(), a Python float."}, "tensors in the list")
+if len(_losses) == 2:
+    checks.reject(True, {True: "[mc:loop.drops-last-batch] 12 rows in batches of 5 make 3 "
+                               "batches: 5, 5 and a last one of 2."}, "len(losses)")
+if len(_losses) != 3:
+    checks.reject(True, {True: f"[mc:loop.one-loss-per-batch] train_epoch returned {len(_losses)} "
+                               "losses for 3 batches (12 rows in batches of 5): one loss per "
+                               "batch, the last batch included."}, "len(losses)")
+_seen = got["the weights and gradients each step saw"]
+_events = got["the order of zero_grad, backward and step"]
+if len(_seen) != 3:
+    checks.reject(True, {True: f"[mc:loop.one-step-per-batch] optimizer.step() ran "
+                               f"{len(_seen)} times for 3 batches: one step per batch."},
+                  "the number of optimizer.step() calls")
+_empty = [k for k, (_, grads) in enumerate(_seen) if any(g is None for g in grads)]
+if _empty:
+    _steps = [i for i, e in enumerate(_events) if e == "step"]
+    _since = _events[_steps[_empty[0] - 1] + 1 if _empty[0] else 0:_steps[_empty[0]]]
+    if "backward" in _since and "zero_grad" in _since[_since.index("backward"):]:
+        checks.reject(True, {True: "[mc:loop.zero-grad-after-backward] optimizer.step() found "
+                                   ".grad empty although backward had run: a zero_grad between "
+                                   "backward and step erased the gradient the step needed."},
+                      "the order of the lines")
+    checks.reject(True, {True: "[mc:loop.step-before-backward] optimizer.step() ran while .grad "
+                               "was None: this batch's backward had not run yet, so the step had "
+                               "no gradient to use."}, "the order of the lines")
+_gen = torch.Generator().manual_seed(1)
+_X, _y = torch.randn(12, 4, generator=_gen), torch.randint(0, 3, (12,), generator=_gen)
+
+
+def _batch_grad(params, xb, yb):
+    """Gradient and loss of one batch at the given weight and bias."""
+    twin = nn.Linear(4, 3)
+    with torch.no_grad():
+        twin.weight.copy_(params[0])
+        twin.bias.copy_(params[1])
+    loss = nn.CrossEntropyLoss()(twin(xb), yb)
+    return torch.autograd.grad(loss, [twin.weight, twin.bias]), loss.item()
+
+
+_earlier = None
+for _k, (_params, _grads) in enumerate(_seen):
+    _true, _loss_k = _batch_grad(_params, _X[5 * _k:5 * _k + 5], _y[5 * _k:5 * _k + 5])
+    if _earlier is not None:
+        checks.reject_close(_grads[0], {_true[0] + _earlier[0]:
+                                        "[mc:loop.no-zero-grad] The gradient at this step is the "
+                                        "sum of this batch's and the previous batches': "
+                                        "backward adds into .grad, so call optimizer.zero_grad() "
+                                        "first in every iteration."},
+                            f"the weight gradient used by step {_k + 1}")
+    checks.expect_close(_grads[0], _true[0], f"the weight gradient used by step {_k + 1}",
+                        hint="[mc:loop.wrong-batch] It should be the gradient of batch "
+                             f"{_k + 1}'s loss alone: rows {5 * _k} to {5 * _k + 4}, in order.")
+    checks.expect_close(_losses[_k], _loss_k, f"losses[{_k}]", rtol=1e-5,
+                        hint="[mc:loop.loss-after-step] Record the loss you called backward "
+                             "on: the batch's loss before its step.")
+    _earlier = _true
+_key = "train_epoch(Linear(3, 1), MSE, 10 rows, batches of 4)"
+checks.expect_type(got[_key], list, "train_epoch(...) on a regression problem")
+checks.expect_close(torch.tensor(got[_key]), torch.tensor(ref[_key]), "losses on a regression problem",
                     hint="[mc:loop.no-zero-grad] Run the five steps on every batch, in order.")
-checks.expect_close(_m2.weight.detach(), _ref.weight.detach(), "weights after one epoch",
+checks.expect_close(got["the regression model's weight after one epoch"],
+                    ref["the regression model's weight after one epoch"], "weights after one epoch",
                     hint="[mc:loop.no-zero-grad] Run the five steps on every batch, in order.")
 ### END HIDDEN TESTS
 
@@ -941,32 +1051,95 @@ checks.reject_close(_result[0], {sum(nn.functional.cross_entropy(o, t).item() fo
 checks.reject_close(_result[1], {sum((o.argmax(1) == t).float().mean().item() for o, t in _parts)
                                  / len(_parts): _averaged}, "the accuracy", rtol=1e-6)
 ### BEGIN HIDDEN TESTS
-def _whole(net, X, y):
-    with torch.no_grad(), helpers.modes.evaluating(net):
-        logits = net(X)
-    return (nn.functional.cross_entropy(logits, y).item(),
-            (logits.argmax(1) == y).float().mean().item())
-
-
+import helpers.loss_curves
+import helpers.modes
+from helpers.grading import probe
+probe.needs("evaluate_model")
+_Xt, _, _Xv, _yv = helpers.loss_curves.digits(seed=0)[:4]
+torch.manual_seed(4)
+_net = nn.Sequential(nn.Linear(64, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Dropout(0.5), nn.Linear(32, 10))
+_net(_Xt[:64])                                          # some running statistics
+_net.train()
+_net[1].eval()                                          # its batch norm frozen
+_before = [m.training for m in _net.modules()]
+_calls = []
+_net.register_forward_hook(lambda m, i, o: _calls.append(
+    (len(i[0]), any(s.training for s in _net.modules()), torch.is_grad_enabled())))
+probe.call("evaluate_model(model, loss_fn, X_val, y_val, 64)", evaluate_model, _net, nn.CrossEntropyLoss(),
+           _Xv, _yv, 64)
+probe.value("each forward: (rows, a submodule training, autograd recording)", _calls)
+probe.value("each submodule's mode before", _before)
+probe.value("each submodule's mode after", [m.training for m in _net.modules()])
+with torch.no_grad(), helpers.modes.evaluating(_net):
+    _parts = [(_net(_Xv[s:s + 64]), _yv[s:s + 64]) for s in range(0, len(_Xv), 64)]
+probe.value("the plain average of the batches' loss and accuracy",
+            (sum(F.cross_entropy(o, t).item() for o, t in _parts) / len(_parts),
+             sum((o.argmax(1) == t).float().mean().item() for o, t in _parts) / len(_parts)))
+probe.value("rows in the last batch", len(_Xv) % 64)
+probe.value("rows of X", len(_Xv))
 for _bs, _n in ((64, 300), (7, 20), (500, 300), (1, 5)):
-    with checks.explain_errors({}, f"evaluate_model(model, loss_fn, X, y, {_bs})"):
-        _got = evaluate_model(_net, nn.CrossEntropyLoss(), X_val[:_n], y_val[:_n], _bs)
-    _want = _whole(_net, X_val[:_n], y_val[:_n])
-    checks.expect_true(all(math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-7)
-                           for a, b in zip(_got, _want)),
+    probe.call(f"evaluate_model on {_n} rows in batches of {_bs}", evaluate_model, _net, nn.CrossEntropyLoss(),
+               _Xv[:_n], _yv[:_n], _bs)
+_nested = nn.Sequential(nn.Linear(64, 16), nn.Sequential(nn.Dropout(0.3), nn.BatchNorm1d(16)), nn.Linear(16, 10))
+# from all-train, all-eval and two mixtures, nested submodules included
+probe.call("evaluate_model from four mixtures of modes", helpers.modes.mode_changes, evaluate_model, _nested,
+           nn.CrossEntropyLoss(), _Xv, _yv, 64)
+### JUDGE
+from helpers.grading.probe import got, ref
+_result = got["evaluate_model(model, loss_fn, X_val, y_val, 64)"]
+checks.expect_type(_result, (tuple, list), "evaluate_model(...)")
+checks.expect_true(len(_result) == 2, "[mc:eval.tensor-result] evaluate_model returns two "
+                   f"values, (loss, accuracy); it returned {len(_result)}.")
+if any(isinstance(v, torch.Tensor) for v in _result):
+    checks.reject(True, {True: "[mc:eval.tensor-result] Return Python floats (.item()), not "
+                               "tensors."}, "the returned values")
+for _v in _result:
+    checks.expect_type(_v, float, "each of (loss, accuracy)")
+_calls = got["each forward: (rows, a submodule training, autograd recording)"]
+checks.expect_true(bool(_calls), "[mc:eval.model-not-called] evaluate_model never ran the "
+                   "model it was given: compute the logits with model(...).")
+_rows = [rows for rows, _, _ in _calls]
+_n_val = ref["rows of X"]
+checks.expect_true(max(_rows) <= 64, f"[mc:eval.not-batched] The model ran on {max(_rows)} "
+                   "rows at once; batch_size was 64: run it on at most batch_size rows at a time.")
+checks.expect_true(sum(_rows) == _n_val, f"[mc:eval.rows-missed] The model saw {sum(_rows)} "
+                   f"rows in all, but X has {_n_val}: every row counts once, the last, "
+                   "smaller batch included.")
+checks.expect_true(not any(t for _, t, _ in _calls), "[mc:eval.train-mode] Some layer ran in "
+                   "training mode (dropout zeroed activations at random, batch norm used the "
+                   "batch's statistics): call model.eval(), which switches every submodule.")
+checks.expect_true(not any(g for _, _, g in _calls), "[mc:eval.grad-enabled] Autograd was "
+                   "recording during evaluation: wrap the forward passes in torch.no_grad().")
+if _result[1] > 1:
+    checks.reject(True, {True: "[mc:eval.percent] The accuracy should be a fraction between 0 "
+                               "and 1, not a percentage."}, "accuracy > 1")
+_before, _after = got["each submodule's mode before"], got["each submodule's mode after"]
+checks.expect_true(_after[0] == _before[0], "[mc:eval.mode-not-restored] The model was "
+                   "training before evaluate_model and is not after it: a training loop that "
+                   "calls it would go on without dropout. Restore the modes it had.")
+checks.expect_true(_after == _before, "[mc:eval.mode-restored-top-only] The model's own "
+                   "flag is back, but not every submodule's: its batch norm was in eval mode "
+                   "(frozen) and train(was_training) switched it to training. Remember "
+                   "[m.training for m in model.modules()] and restore each.")
+_averaged = ("[mc:eval.mean-of-batch-means] That is the plain average of the batches' values: "
+             f"the last batch has {ref['rows in the last batch']} rows and the others 64, so each of its "
+             "rows counted for more than theirs. Every row of X should count the same.")
+_plain = ref["the plain average of the batches' loss and accuracy"]
+checks.reject_close(_result[0], {_plain[0]: _averaged}, "the loss", rtol=1e-6)
+checks.reject_close(_result[1], {_plain[1]: _averaged}, "the accuracy", rtol=1e-6)
+for _bs, _n in ((64, 300), (7, 20), (500, 300), (1, 5)):
+    _key = f"evaluate_model on {_n} rows in batches of {_bs}"
+    _got, _want = got[_key], ref[_key]
+    checks.expect_true(isinstance(_got, (tuple, list)) and len(_got) == 2
+                       and all(isinstance(v, float) and math.isclose(v, w, rel_tol=1e-5, abs_tol=1e-7)
+                               for v, w in zip(_got, _want)),
                        f"[mc:eval.mean-of-batch-means] On {_n} rows in batches of {_bs}, "
                        f"(loss, accuracy) should be those of all {_n} rows, each row counted "
-                       f"once, in eval mode: {tuple(round(v, 5) for v in _want)}; got "
-                       f"{tuple(round(float(v), 5) for v in _got)}.")
-_nested = nn.Sequential(nn.Linear(64, 16), nn.Sequential(nn.Dropout(0.3), nn.BatchNorm1d(16)),
-                        nn.Linear(16, 10))
-with checks.explain_errors({}, "evaluate_model(...)"):
-    # from all-train, all-eval and two mixtures, nested submodules included
-    _problems = helpers.modes.mode_changes(evaluate_model, _nested, nn.CrossEntropyLoss(),
-                                           X_val, y_val, 64)
+                       f"once, in eval mode: {tuple(round(v, 5) for v in _want)}; got {_got!r}.")
+_problems = got["evaluate_model from four mixtures of modes"]
 checks.expect_true(not _problems, "[mc:eval.mode-not-restored] evaluate_model must leave "
                    "every submodule in the mode it had, whatever that was; "
-                   + (_problems[0] if _problems else ""))
+                   + (str(_problems[0]) if _problems else ""))
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1074,9 +1247,18 @@ with checks.because("[mc:lr.decay-rescues] The answer is one of the three schedu
     checks.answer("04_training_loop-quiz-schedule", answer_best_schedule, "answer_best_schedule",
                   kind=str, choices=("constant", "step", "one-cycle"))
 ### BEGIN HIDDEN TESTS
+from helpers.grading import probe
+probe.answer("answer_best_schedule")
+### JUDGE
+import helpers.loss_curves
+from helpers.grading.probe import got
+_answer = got["answer_best_schedule"]
+with checks.because("[mc:lr.decay-rescues] The answer is one of the three schedules' names."):
+    checks.answer("04_training_loop-quiz-schedule", _answer, "answer_best_schedule",
+                  kind=str, choices=("constant", "step", "one-cycle"))
 _finals = {_s: helpers.loss_curves.run("Adam", 0.316, "64", 10, _s).val_loss[-1]
            for _s in ("constant", "step", "one-cycle")}
-checks.expect_true(answer_best_schedule.strip() == min(_finals, key=_finals.get),
+checks.expect_true(_answer.strip() == min(_finals, key=_finals.get),
                    "[mc:lr.decay-rescues] Compare the three runs' last validation losses.")
 ### END HIDDEN TESTS
 
@@ -1233,6 +1415,10 @@ _check_groups(nn.Sequential(nn.Linear(8, 16), nn.LayerNorm(16), nn.ReLU(), nn.Li
               "a Linear-LayerNorm MLP", {"0.weight": "matrix", "0.bias": "bias", "1.weight": "norm",
                                          "1.bias": "bias", "3.weight": "matrix", "3.bias": "bias"})
 ### BEGIN HIDDEN TESTS
+from helpers.grading import probe
+probe.needs("decay_groups")
+
+
 class _Block(nn.Module):
     def __init__(self):
         super().__init__()
@@ -1244,10 +1430,67 @@ class _Block(nn.Module):
         return self.out(self.norm(self.inner(x)))
 
 
-_check_groups(nn.Sequential(nn.Linear(5, 6), _Block(), nn.LayerNorm(3)), "a nested model",
-              {"0.weight": "matrix", "0.bias": "bias", "1.inner.weight": "matrix",
-               "1.norm.weight": "norm", "1.norm.bias": "bias", "1.out.weight": "matrix",
-               "1.out.bias": "bias", "2.weight": "norm", "2.bias": "bias"})
+def _placement(model):
+    """Where decay_groups put each parameter, by name: [{weight_decay, params}] per group."""
+    groups = decay_groups(model, 0.05)
+    names = {id(p): n for n, p in model.named_parameters()}
+    if not isinstance(groups, (list, tuple)):
+        return type(groups).__name__
+    placed = [{"weight_decay": g.get("weight_decay"), "params": [names.get(id(p), "(not the model's)")
+                                                                 for p in list(g["params"])]}
+              if isinstance(g, dict) and "params" in g else None for g in groups]
+    torch.optim.AdamW(groups, lr=1e-3)     # the optimizer must accept them as they are
+    return placed
+
+
+torch.manual_seed(0)
+probe.observe("decay_groups(a Linear-LayerNorm MLP, 0.05)",
+              lambda: _placement(nn.Sequential(nn.Linear(8, 16), nn.LayerNorm(16), nn.ReLU(), nn.Linear(16, 4))))
+probe.observe("decay_groups(a nested model, 0.05)",
+              lambda: _placement(nn.Sequential(nn.Linear(5, 6), _Block(), nn.LayerNorm(3))))
+### JUDGE
+from helpers.grading.probe import got
+
+
+def _check_groups(label, roles):
+    """Every parameter once, in the group its role (roles: name -> matrix, bias, norm) puts it in."""
+    groups = got.value(f"decay_groups({label}, 0.05)",
+                       "[mc:groups.structure] Return a list of two dicts, each with a 'params' list "
+                       "and a 'weight_decay', which torch.optim.AdamW accepts.")
+    checks.expect_true(isinstance(groups, list) and len(groups) == 2 and all(isinstance(g, dict) for g in groups),
+                       "[mc:groups.structure] Return a list of two dicts, each with a 'params' "
+                       "list and a 'weight_decay'.")
+    decayed, kept = (g["params"] for g in groups)
+    checks.expect_true(groups[0].get("weight_decay") == 0.05
+                       and groups[1].get("weight_decay") == 0.0,
+                       "[mc:groups.structure] The first group takes weight_decay, the second "
+                       "weight_decay 0.0.")
+    placed = decayed + kept
+    missing = [n for n in roles if n not in placed]
+    checks.expect_true(not missing, f"[mc:groups.param-missing] {', '.join(missing)} "
+                       "is in no group: the optimizer would never train it.")
+    checks.expect_true(len(placed) == len(set(placed)) == len(roles),
+                       "[mc:groups.param-missing] A parameter is in both groups (or twice in "
+                       "one): AdamW refuses a parameter that appears in more than one group.")
+    for name, role in roles.items():
+        if role == "norm":
+            checks.expect_true(name in kept, f"[mc:groups.norm-decayed] {name} is a "
+                               "normalisation layer's weight but was put in the decayed group: "
+                               "it is a per-feature scale, not a weight matrix. Pick by what a "
+                               "parameter is, not only by the name 'bias'.")
+        elif role == "bias":
+            checks.expect_true(name in kept, f"[mc:groups.bias-decayed] {name} is a bias "
+                               "but was put in the decayed group: biases take weight_decay 0.0.")
+        else:
+            checks.expect_true(name in decayed, f"[mc:groups.weight-not-decayed] {name} is a "
+                               "weight matrix and should be decayed.")
+
+
+_check_groups("a Linear-LayerNorm MLP", {"0.weight": "matrix", "0.bias": "bias", "1.weight": "norm",
+                                         "1.bias": "bias", "3.weight": "matrix", "3.bias": "bias"})
+_check_groups("a nested model", {"0.weight": "matrix", "0.bias": "bias", "1.inner.weight": "matrix",
+                                 "1.norm.weight": "norm", "1.norm.bias": "bias", "1.out.weight": "matrix",
+                                 "1.out.bias": "bias", "2.weight": "norm", "2.bias": "bias"})
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1316,13 +1559,60 @@ _two = _rates_under(warmup, (0.1, 0.01), 4, 6)
 checks.expect_true(_two[0][1] != 0.01, "[mc:warmup.one-group] The second parameter group "
                    "started at its full rate: a warm-up applies to every group.")
 ### BEGIN HIDDEN TESTS
-_want = [tuple(round(lr * min(1.0, k / 4), 10) for lr in (0.1, 0.01)) for k in range(1, 7)]
-checks.expect_true(all(math.isclose(a, b, rel_tol=1e-6) for got, want in zip(_two, _want)
-                       for a, b in zip(got, want)) and len(_two) == len(_want),
+from helpers.grading import probe
+probe.needs("warmup")
+
+
+def _rates(lrs, warmup_steps, steps):
+    """The rate of each group at each of `steps` optimizer steps under warmup(...)."""
+    opt = torch.optim.SGD([{"params": [nn.Parameter(torch.zeros(1))], "lr": lr} for lr in lrs])
+    scheduler = warmup(opt, warmup_steps)
+    if not hasattr(scheduler, "step"):
+        return f"not a scheduler: a {type(scheduler).__name__}"
+    seen = []
+    for _ in range(steps):
+        seen.append(tuple(float(g["lr"]) for g in opt.param_groups))
+        opt.step()
+        scheduler.step()
+    return seen
+
+
+probe.observe("the rates under warmup(optimizer, 4), one group at 0.1", lambda: _rates((0.1,), 4, 6))
+probe.observe("the rates under warmup(optimizer, 4), groups at 0.1 and 0.01", lambda: _rates((0.1, 0.01), 4, 6))
+probe.observe("the rates under warmup(optimizer, 10), one group at 0.3", lambda: _rates((0.3,), 10, 12))
+### JUDGE
+from helpers.grading.probe import got
+
+
+def _rates(key):
+    seen = got[key]
+    checks.expect_true(isinstance(seen, list), "[mc:warmup.not-a-scheduler] Return the "
+                       "scheduler object (for example a LambdaLR), which the loop steps: got "
+                       f"{seen!r}.")
+    return seen
+
+
+_seen = _rates("the rates under warmup(optimizer, 4), one group at 0.1")
+_first = _seen[0][0]
+checks.expect_true(_first != 0, "[mc:warmup.first-step-zero] The first step used a rate of 0, "
+                   "a wasted step: check which n your rule receives for the first step.")
+checks.expect_true(_first <= 0.1 + 1e-12, "[mc:warmup.factor-is-lr] The first step used a "
+                   f"rate of {_first:g}, above the group's own rate: LambdaLR multiplies the "
+                   "group's rate by what your rule returns, so return a factor (at most 1), "
+                   "not a rate.")
+checks.expect_true(not math.isclose(_first, 0.1 * 0.1 / 4, rel_tol=1e-6),
+                   "[mc:warmup.factor-is-lr] The rate is the group's rate times your rule's "
+                   "value: a rule that returns lr × k / warmup_steps multiplies by lr twice.")
+_two = _rates("the rates under warmup(optimizer, 4), groups at 0.1 and 0.01")
+checks.expect_true(_two[0][1] != 0.01, "[mc:warmup.one-group] The second parameter group "
+                   "started at its full rate: a warm-up applies to every group.")
+_want = [tuple(lr * min(1.0, k / 4) for lr in (0.1, 0.01)) for k in range(1, 7)]
+checks.expect_true(len(_two) == len(_want) and all(math.isclose(a, b, rel_tol=1e-6) for got_, want in zip(_two, _want)
+                                                   for a, b in zip(got_, want)),
                    "[mc:warmup.off-by-one] The k-th step should use rate × "
                    "k / warmup_steps (0.025, 0.05, 0.075, 0.1 for a rate of 0.1 and 4 warm-up "
                    f"steps), then the full rate; the rates were {[r[0] for r in _two]}.")
-_long = _rates_under(warmup, (0.3,), 10, 12)
+_long = _rates("the rates under warmup(optimizer, 10), one group at 0.3")
 checks.expect_true(all(math.isclose(r[0], 0.3 * min(1.0, k / 10), rel_tol=1e-6)
                        for k, r in enumerate(_long, 1)),
                    "[mc:warmup.off-by-one] With 10 warm-up steps, step k uses 0.3 × k / 10 "
@@ -1355,13 +1645,20 @@ with checks.because("[mc:early-stop.state-dict-copy] The answer is True or False
     checks.answer("04_training_loop-quiz-state-dict", answer_best_survives_step,
                   "answer_best_survives_step", kind=bool)
 ### BEGIN HIDDEN TESTS
-_probe = nn.Linear(3, 1)
-_probe_opt = torch.optim.SGD(_probe.parameters(), lr=0.1)
-_best = _probe.state_dict()
-_old = _probe.weight.detach().clone()
-_probe(torch.ones(2, 3)).sum().backward()
-_probe_opt.step()
-checks.expect_true(answer_best_survives_step == torch.equal(_best["weight"], _old),
+from helpers.grading import probe
+probe.answer("answer_best_survives_step")
+### JUDGE
+from helpers.grading.probe import got
+_answer = got["answer_best_survives_step"]
+with checks.because("[mc:early-stop.state-dict-copy] The answer is True or False."):
+    checks.answer("04_training_loop-quiz-state-dict", _answer, "answer_best_survives_step", kind=bool)
+_layer = nn.Linear(3, 1)
+_layer_opt = torch.optim.SGD(_layer.parameters(), lr=0.1)
+_best = _layer.state_dict()
+_old = _layer.weight.detach().clone()
+_layer(torch.ones(2, 3)).sum().backward()
+_layer_opt.step()
+checks.expect_true(_answer == torch.equal(_best["weight"], _old),
                    "[mc:early-stop.state-dict-copy] state_dict() holds the parameters' own "
                    "tensors, which the step updates in place.")
 ### END HIDDEN TESTS
@@ -1480,7 +1777,53 @@ checks.reject(_got2, {
             "a new best: 'in a row' means the count starts again at 0 after every new best.",
 }, "fit_early_stopping on a curve with new bests between waits")
 ### BEGIN HIDDEN TESTS
-def _reference_stop(losses, patience, max_epochs):
+from helpers.grading import probe
+probe.needs("fit_early_stopping")
+CURVES = [([0.9, 0.7, 0.7, 0.72, 0.6, 0.65, 0.66, 0.67], 2, 8),
+          ([1.0, 0.9, 0.95, 0.8, 0.85, 0.7, 0.75, 0.76, 0.77], 2, 9),
+          ([2.1, 1.2, 0.9, 0.81, 0.8, 0.82, 0.79, 0.83, 0.85, 0.88], 1, 10),
+          ([2.1, 1.2, 0.9, 0.81, 0.8, 0.82, 0.79, 0.83, 0.85, 0.88], 3, 10),
+          ([3.0, 2.0, 1.0], 2, 3), ([1.0, 1.0, 1.0, 0.5], 3, 4),
+          ([2.0, 1.0, 1.5, 1.4, 1.3, 1.2, 0.5], 5, 6)]
+
+
+def _scripted(curve, patience, max_epochs):
+    """fit_early_stopping on a model whose weights read the number of the epoch that trained
+    them (a real SGD step adds 1 to each), and a validation loss that reads `curve` there."""
+    model = nn.Linear(2, 1)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.zero_()
+    opt = torch.optim.SGD(model.parameters(), lr=1.0)
+    trained = [0]
+
+    def train_one_epoch():
+        for p in model.parameters():
+            p.grad = torch.full_like(p, -1.0)
+        opt.step()
+        trained[0] += 1
+
+    def validation_loss():
+        return curve[round(model.bias.item()) - 1]
+
+    result = fit_early_stopping(model, train_one_epoch, validation_loss, max_epochs, patience)
+    return {"returned": result, "weights of epoch": round(model.bias.item()), "epochs trained": trained[0]}
+
+
+for _curve, _patience, _max in CURVES:
+    probe.observe(f"fit_early_stopping on {_curve}, patience {_patience}, max_epochs {_max}",
+                  lambda: _scripted(_curve, _patience, _max))
+### JUDGE
+from helpers.grading.probe import got
+CURVES = [([0.9, 0.7, 0.7, 0.72, 0.6, 0.65, 0.66, 0.67], 2, 8),
+          ([1.0, 0.9, 0.95, 0.8, 0.85, 0.7, 0.75, 0.76, 0.77], 2, 9),
+          ([2.1, 1.2, 0.9, 0.81, 0.8, 0.82, 0.79, 0.83, 0.85, 0.88], 1, 10),
+          ([2.1, 1.2, 0.9, 0.81, 0.8, 0.82, 0.79, 0.83, 0.85, 0.88], 3, 10),
+          ([3.0, 2.0, 1.0], 2, 3), ([1.0, 1.0, 1.0, 0.5], 3, 4),
+          ([2.0, 1.0, 1.5, 1.4, 1.3, 1.2, 0.5], 5, 6)]
+
+
+def _expected(losses, patience, max_epochs):
     best, at, waited = math.inf, 0, 0
     for e, v in enumerate(losses[:max_epochs], 1):
         if v < best:
@@ -1492,13 +1835,38 @@ def _reference_stop(losses, patience, max_epochs):
     return at, max_epochs
 
 
-for _curve, _patience, _max in [([0.9, 0.7, 0.7, 0.72, 0.6, 0.65, 0.66, 0.67], 2, 8),
-                                ([1.0, 0.9, 0.95, 0.8, 0.85, 0.7, 0.75, 0.76, 0.77], 2, 9),
-                                (list(history.val_loss), 1, 10), (list(history.val_loss), 3, 10),
-                                ([3.0, 2.0, 1.0], 2, 3), ([1.0, 1.0, 1.0, 0.5], 3, 4),
-                                ([2.0, 1.0, 1.5, 1.4, 1.3, 1.2, 0.5], 5, 6)]:
-    _want = _reference_stop(_curve, _patience, _max)
-    _mine, _held, _trained = _scripted_run(_curve, _patience, _max)
+def _run(curve, patience, max_epochs):
+    seen = got[f"fit_early_stopping on {curve}, patience {patience}, max_epochs {max_epochs}"]
+    result = seen["returned"]
+    checks.expect_true(isinstance(result, (tuple, list)) and len(result) == 2
+                       and all(type(v) is int for v in result),
+                       f"[mc:early-stop.rule] Return (best_epoch, stop_epoch), two whole numbers; got {result!r}.")
+    return tuple(result), seen["weights of epoch"], seen["epochs trained"]
+
+
+_got, _held, _trained = _run(*CURVES[0])
+checks.reject(_got, {
+    (5, 7): "[mc:early-stop.ties-improve] A loss equal to the best is not an improvement: "
+            "epoch 3's 0.7 ties epoch 2's, so it counts towards the patience.",
+    (5, 8): "[mc:early-stop.off-by-one] Training stops after patience epochs without a new "
+            "best, not patience + 1.",
+    (1, 3): "[mc:early-stop.zero-based] Epochs are numbered from 1 here.",
+}, "fit_early_stopping on a curve with a tie")
+checks.expect_true(_trained == _got[1], f"[mc:early-stop.extra-epochs] train_one_epoch ran "
+                   f"{_trained} times but you report stopping after epoch {_got[1]}: train "
+                   "exactly up to the epoch you stop after.")
+checks.expect_true(_held == _got[0], f"[mc:early-stop.state-dict-alias] The model ends with "
+                   f"the weights of epoch {_held}, not of the best epoch {_got[0]}: the best "
+                   "weights were not loaded back, or they were kept as model.state_dict() "
+                   "without a copy, which follows the model as it trains. Keep "
+                   "copy.deepcopy(model.state_dict()) and load it before returning.")
+checks.reject(_run(*CURVES[1])[0], {
+    (4, 5): "[mc:early-stop.no-reset] You stopped at epoch 5, but epochs 4 and 6 each brought "
+            "a new best: 'in a row' means the count starts again at 0 after every new best.",
+}, "fit_early_stopping on a curve with new bests between waits")
+for _curve, _patience, _max in CURVES:
+    _want = _expected(_curve, _patience, _max)
+    _mine, _held, _trained = _run(_curve, _patience, _max)
     checks.expect_true(_mine == _want, f"[mc:early-stop.rule] On {len(_curve)} losses with "
                        f"patience {_patience} and max_epochs {_max} your answer {_mine} is not "
                        "right: count the epochs since the last strictly lower loss, reset the "
@@ -1739,13 +2107,144 @@ def _momentum(ps):
 _skipped(_momentum, "nan", "SGD with momentum")
 _skipped(_momentum, "inf", "SGD with momentum")
 ### BEGIN HIDDEN TESTS
-_refused(-math.inf, 42, "-inf")
-_skipped(lambda ps: torch.optim.Adam(ps, lr=0.01), "nan", "Adam")
-_skipped(lambda ps: torch.optim.Adam(ps, lr=0.01), "inf", "Adam")
-_scale = min(1.0, 1.0 / (_true_norm + 1e-6))
-checks.expect_close(_norm, _true_norm, "the returned norm", rtol=1e-4,
+from helpers.grading import probe
+probe.needs("guarded_step")
+
+
+def _refusal(scale, step):
+    """guarded_step on a non-finite loss: what it did, the gradients and weights it left."""
+    torch.manual_seed(5)
+    m = nn.Linear(3, 2)
+    opt = torch.optim.SGD(m.parameters(), lr=0.1)
+    opt.zero_grad()
+    bad = (m(torch.randn(6, 3)) ** 2).mean() * scale
+    try:
+        guarded_step(m, bad, opt, step, 1.0)
+        said = "returned"
+    except FloatingPointError as error:
+        said = "FloatingPointError: " + str(error)
+    except Exception as error:  # noqa: BLE001 - reported, then judged
+        said = f"{type(error).__name__}: {error}"
+    return {"outcome": said, "grads": [p.grad for p in m.parameters()], "weights": dict(m.state_dict())}
+
+
+def _skip(make_optimizer, bad):
+    """guarded_step on a finite loss whose gradient holds `bad`, after one good step gave the
+    optimizer state: what it returned, the weights, the optimizer's state and the gradients."""
+    torch.manual_seed(6)
+    m = nn.Linear(3, 2)
+    opt = make_optimizer(m.parameters())
+    x = torch.randn(6, 3)
+    opt.zero_grad()
+    (m(x) ** 2).mean().backward()
+    opt.step()
+    opt.zero_grad()
+    kink = torch.sqrt(m.weight[0, 0] - m.weight[0, 0].detach())     # 0, infinite slope
+    loss = (m(x) ** 2).mean() + (kink if bad == "inf" else 0 * kink)
+    try:
+        returned = guarded_step(m, loss, opt, 9, 1.0)
+    except FloatingPointError:
+        returned = "raised FloatingPointError"
+    return {"returned": returned, "weights": dict(m.state_dict()), "state": opt.state_dict()["state"],
+            "grads": [p.grad for p in m.parameters()]}
+
+
+for _scale, _step, _kind in ((math.nan, 17, "NaN"), (math.inf, 3, "+inf"), (-math.inf, 42, "-inf")):
+    probe.observe(f"guarded_step with a {_kind} loss at step {_step}", lambda: _refusal(_scale, _step))
+for _label, _make in (("SGD with momentum", lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9)),
+                      ("Adam", lambda ps: torch.optim.Adam(ps, lr=0.01))):
+    for _bad in ("nan", "inf"):
+        probe.observe(f"guarded_step with {_label}, a finite loss and a {_bad} gradient",
+                      lambda: _skip(_make, _bad))
+torch.manual_seed(5)
+_m = nn.Linear(3, 2)
+_opt = torch.optim.SGD(_m.parameters(), lr=0.1)
+_x = torch.randn(6, 3)
+_opt.zero_grad()
+_twin = copy.deepcopy(_m)
+(_twin(_x) * 50).pow(2).mean().backward()
+probe.value("the weights after an unclipped step", _twin.weight.detach() - 0.1 * _twin.weight.grad)
+probe.call("guarded_step on a large finite gradient", guarded_step, _m, (_m(_x) * 50).pow(2).mean(), _opt, 1, 1.0)
+probe.value("the weights after guarded_step on a large finite gradient", _m.weight.detach())
+### JUDGE
+from helpers.grading.probe import got, ref
+for _kind, _step in (("NaN", 17), ("+inf", 3), ("-inf", 42)):
+    _key = f"guarded_step with a {_kind} loss at step {_step}"
+    _seen, _clean = got[_key], ref[_key]
+    _said = _seen["outcome"]
+    if _said == "returned":
+        checks.reject(True, {True: "[mc:nan.inf-not-checked] guarded_step let an infinite loss through: "
+                                   "'not finite' means inf and -inf as well as nan. torch.isnan misses "
+                                   "them; torch.isfinite catches all three." if "inf" in _kind else
+                                   "[mc:nan.not-detected] guarded_step returned for a NaN loss: check "
+                                   "torch.isfinite(loss) before backward and raise."},
+                      f"guarded_step with a {_kind} loss")
+    checks.expect_true(isinstance(_said, str) and _said.startswith("FloatingPointError: "),
+                       f"[mc:nan.not-detected] A {_kind} loss should raise FloatingPointError; got {_said!r}")
+    checks.expect_true(str(_step) in _said, "[mc:nan.step-not-named] The error should "
+                       f"name the step ({_step}) so the run can be traced; it said: {_said}")
+    checks.expect_true(all(g is None for g in _seen["grads"]),
+                       f"[mc:nan.backward-before-check] The {_kind} loss was back-propagated "
+                       "before the check: every .grad is now filled with nan or inf. Check the "
+                       "loss first and raise before calling backward.")
+    checks.expect_true(all(torch.equal(_seen["weights"][k], v) for k, v in _clean["weights"].items()),
+                       f"[mc:nan.not-detected] The weights changed on a {_kind} loss: raise "
+                       "before backward and step.")
+
+
+def _same_state(a, b):
+    """Two optimizer states hold the same tensors, bit for bit."""
+    return a.keys() == b.keys() and all(
+        a[k].keys() == b[k].keys() and all(torch.equal(torch.as_tensor(a[k][n]), torch.as_tensor(b[k][n]))
+                                           for n in a[k]) for k in a)
+
+
+for _label in ("SGD with momentum", "Adam"):
+    for _bad in ("nan", "inf"):
+        _key = f"guarded_step with {_label}, a finite loss and a {_bad} gradient"
+        _seen, _clean = got[_key], ref[_key]
+        _what = f"With {_label} and a finite loss whose gradient holds {_bad}"
+        if _seen["returned"] == "raised FloatingPointError":
+            checks.reject(True, {True: f"[mc:nan.grad-raises] {_what}, guarded_step raised: a "
+                                       "bad gradient under a finite loss is skipped, not fatal. "
+                                       "Return None and let the run go on."}, "guarded_step")
+        if not all(torch.isfinite(v).all() for v in _seen["weights"].values()):
+            checks.reject(True, {True: f"[mc:nan.inf-not-checked] {_what}, the step ran on it and "
+                                       "the weights are now nan: 'not finite' means inf as well as "
+                                       "nan, and torch.isnan misses inf." if _bad == "inf" else
+                                 f"[mc:nan.grad-not-checked] {_what}, the step ran on it and the "
+                                 "weights are now nan: a finite loss does not promise finite "
+                                 "gradients. Check them after backward, before step."},
+                          "the weights after guarded_step")
+        checks.expect_true(all(torch.equal(_seen["weights"][k], v) for k, v in _clean["weights"].items())
+                           and _same_state(_seen["state"], _clean["state"]),
+                           f"[mc:nan.skip-by-zero-grad] {_what}, the weights or the optimizer's state "
+                           "changed: zeroing the gradients and stepping is not a skip, since "
+                           "momentum (or Adam's running averages) still moves the weights and the "
+                           "optimizer counts a step. Return before optimizer.step().")
+        checks.expect_true(all(g is None for g in _seen["grads"]),
+                           f"[mc:nan.skip-leaves-grad] {_what}, the skipped step left .grad filled: "
+                           "a caller that accumulates gradients would add the next batch's to it. "
+                           "Leave every .grad None, as it came in (optimizer.zero_grad()).")
+        checks.expect_true(_seen["returned"] is None, f"[mc:nan.skip-not-reported] {_what}, the step was "
+                           f"skipped, so guarded_step returns None (a caller counts skips by it); it "
+                           f"returned {_seen['returned']!r}.")
+_norm = got["guarded_step on a large finite gradient"]
+if isinstance(_norm, torch.Tensor):
+    checks.reject(True, {True: "[mc:clip.norm-tensor] guarded_step returned the norm as a tensor; "
+                               "the task asks for a Python float, a number to log."},
+                  "the returned norm")
+_weights = got["the weights after guarded_step on a large finite gradient"]
+checks.reject_close(_weights, {ref["the weights after an unclipped step"]:
+                    "[mc:clip.not-applied] The weights moved by the full, unclipped gradient: "
+                    "clip_grad_norm_ must run between backward and step."}, "the weights after the step")
+checks.reject_close(_norm, {1.0: "[mc:clip.norm-after-clipping] Return the norm before "
+                                 "clipping (what clip_grad_norm_ returns), not max_norm."},
+                    "the returned norm")
+checks.expect_type(_norm, float, "the returned norm")
+checks.expect_close(_norm, ref["guarded_step on a large finite gradient"], "the returned norm", rtol=1e-4,
                     hint="[mc:clip.norm-after-clipping] The total norm before clipping.")
-checks.expect_close(_m.weight.detach(), _start["weight"] - 0.1 * _scale * _twin.weight.grad,
+checks.expect_close(_weights, ref["the weights after guarded_step on a large finite gradient"],
                     "the weights after the step", rtol=1e-4, atol=1e-5,
                     hint="[mc:clip.not-applied] One step with the clipped gradient.")
 ### END HIDDEN TESTS
@@ -1970,7 +2469,73 @@ for _part, _message in _messages.items():
 checks.expect_true(_epoch == 1, "[mc:checkpoint.epoch] load_checkpoint should return the saved "
                    f"epoch (1 here) so the loop knows where to continue; it returned {_epoch!r}.")
 ### BEGIN HIDDEN TESTS
-checks.expect_true(_got == _expected, "[mc:checkpoint.incomplete] The resumed losses differ "
+import os
+import tempfile
+from helpers.grading import probe
+probe.needs("save_checkpoint", "load_checkpoint")
+_folder = tempfile.TemporaryDirectory()
+_file = os.path.join(_folder.name, "probe.pt")
+_m, _o, _s, _g, _loader = _setup_run()
+loader_epoch(_m, _o, _loader, _s)
+_states = {"model": copy.deepcopy(_m.state_dict()), "optimizer": copy.deepcopy(_o.state_dict()),
+           "scheduler": copy.deepcopy(_s.state_dict()), "loader_generator": _g.get_state(),
+           "global_rng": torch.get_rng_state()}
+probe.call("save_checkpoint(path, model, optimizer, scheduler, generator, 1)", save_checkpoint, _file, _m, _o, _s,
+           _g, 1)
+
+
+def _resumed(restore):
+    """Epoch 2 of a fresh setup, in another RNG state, after `restore` (model, optimizer,
+    scheduler, generator): what it returned and the epoch's losses."""
+    m, o, s, g, loader = _setup_run()
+    torch.manual_seed(999)
+    returned = restore(m, o, s, g)
+    return {"returned": returned, "losses": loader_epoch(m, o, loader, s)}
+
+
+def _all_but(missing):
+    def restore(m, o, s, g):
+        for part, put in (("model", m.load_state_dict), ("optimizer", o.load_state_dict),
+                          ("scheduler", s.load_state_dict), ("loader_generator", g.set_state),
+                          ("global_rng", torch.set_rng_state)):
+            if part != missing:
+                put(copy.deepcopy(_states[part]))
+    return restore
+
+
+probe.observe("epoch 2 after load_checkpoint", lambda: _resumed(lambda m, o, s, g: load_checkpoint(_file, m, o, s, g)))
+for _part in ("global_rng", "loader_generator", "optimizer", "scheduler", "model"):
+    probe.observe(f"epoch 2 restored without the {_part}", lambda: _resumed(_all_but(_part))["losses"])
+_folder.cleanup()
+### JUDGE
+from helpers.grading.probe import got, ref
+got.value("save_checkpoint(path, model, optimizer, scheduler, generator, 1)",
+          "[mc:checkpoint.weights-only] Save only tensors, numbers and dicts of them (state_dicts, "
+          "get_state(), get_rng_state()) so weights_only loading accepts the file.")
+_resumed = got.value("epoch 2 after load_checkpoint",
+                     "[mc:checkpoint.weights-only] Save only tensors, numbers and dicts of them "
+                     "(state_dicts, get_state(), get_rng_state()) so weights_only loading accepts the file.")
+_got = _resumed["losses"]
+_messages = {
+    "global_rng": "[mc:checkpoint.global-rng] The batches came in the right order but dropout "
+                  "dropped other units: dropout draws from the global generator. Save "
+                  "torch.get_rng_state() and restore it with torch.set_rng_state().",
+    "loader_generator": "[mc:checkpoint.generator-state] The batches came in a different order: "
+                        "save loader_generator.get_state() and restore it with set_state().",
+    "optimizer": "[mc:checkpoint.optimizer-state] Adam restarted from scratch: save "
+                 "optimizer.state_dict() and load it too.",
+    "scheduler": "[mc:checkpoint.scheduler-state] The learning rate restarted its schedule: "
+                 "save scheduler.state_dict() and load it too.",
+    "model": "[mc:checkpoint.model-state] The model started from its initial weights: save "
+             "model.state_dict() and load it.",
+}
+for _part, _message in _messages.items():
+    checks.reject(_got, {tuple(ref[f"epoch 2 restored without the {_part}"]): _message}, "the losses after resuming")
+checks.expect_true(_resumed["returned"] == 1 and type(_resumed["returned"]) is int,
+                   "[mc:checkpoint.epoch] load_checkpoint should return the saved "
+                   f"epoch (1 here) so the loop knows where to continue; it returned {_resumed['returned']!r}.")
+checks.expect_true(_got == ref["epoch 2 after load_checkpoint"]["losses"],
+                   "[mc:checkpoint.incomplete] The resumed losses differ "
                    "from the uninterrupted run's: restore the model, the optimizer, the "
                    "scheduler, the loader's generator and the global generator.")
 ### END HIDDEN TESTS
@@ -2115,11 +2680,96 @@ checks.reject_close(_used[0], {
                         "them alike, but they hold 3, 0 and 2 labelled rows.",
 }, "the weight gradient used by the step")
 ### BEGIN HIDDEN TESTS
-for _case in ((8, 10, [1, 4, 5, 6, 7], 4), (9, 7, [], 3), (10, 9, [0, 1, 2, 8], 3),
-              (11, 6, [5], 10)):
-    _used, _ret, _full, _full_loss, _, _ = _accumulated(*_case)
-    _what = (f"on {_case[1]} rows in chunks of {_case[3]}, rows {_case[2] or 'none'} "
-             "unlabelled")
+from helpers.grading import probe
+probe.needs("accumulate_step")
+CASES = ((8, 10, [1, 4, 5, 6, 7], 4), (9, 7, [], 3), (10, 9, [0, 1, 2, 8], 3), (11, 6, [5], 10))
+
+
+def _accumulate(seed, rows, unlabelled, micro_batch):
+    """accumulate_step on a Linear(5, 3) whose .grad is stale, the rows in `unlabelled` marked
+    -100: the gradients each step used, and what it returned."""
+    gen = torch.Generator().manual_seed(seed)
+    X, y = torch.randn(rows, 5, generator=gen), torch.randint(0, 3, (rows,), generator=gen)
+    if unlabelled:
+        y[list(unlabelled)] = -100
+    torch.manual_seed(seed)
+    model = nn.Linear(5, 3)
+    for p in model.parameters():
+        p.grad = torch.ones_like(p)            # stale
+    spy = _SpySGD(model.parameters(), lr=0.5)
+    returned = accumulate_step(model, nn.CrossEntropyLoss(), spy, X, y, micro_batch)
+    return {"returned": returned, "gradients each step used": [grads for _, grads in spy.seen]}
+
+
+for _case in CASES:
+    probe.observe(f"accumulate_step on {_case[1]} rows in chunks of {_case[3]}, rows {_case[2] or 'none'} unlabelled",
+                  lambda: _accumulate(*_case))
+### JUDGE
+from helpers.grading.probe import got
+CASES = ((8, 10, [1, 4, 5, 6, 7], 4), (9, 7, [], 3), (10, 9, [0, 1, 2, 8], 3), (11, 6, [5], 10))
+
+
+def _truth(seed, rows, unlabelled, micro_batch):
+    """The large-batch gradients and loss, and each chunk's own mean-loss gradients (None for
+    a chunk without labels)."""
+    gen = torch.Generator().manual_seed(seed)
+    X, y = torch.randn(rows, 5, generator=gen), torch.randint(0, 3, (rows,), generator=gen)
+    if unlabelled:
+        y[list(unlabelled)] = -100
+    torch.manual_seed(seed)
+    twin = nn.Linear(5, 3)
+    ce = nn.CrossEntropyLoss()
+    full_loss = ce(twin(X), y)
+    full = torch.autograd.grad(full_loss, list(twin.parameters()))
+    chunks = [(X[i:i + micro_batch], y[i:i + micro_batch]) for i in range(0, rows, micro_batch)]
+    means = [torch.autograd.grad(ce(twin(a), b), list(twin.parameters())) if (b != -100).any() else None
+             for a, b in chunks]
+    return full, full_loss.item(), means
+
+
+def _observed(case):
+    seen = got[f"accumulate_step on {case[1]} rows in chunks of {case[3]}, rows {case[2] or 'none'} unlabelled"]
+    steps = seen["gradients each step used"]
+    if len(steps) != 1:
+        checks.reject(True, {True: f"[mc:accumulation.step-per-micro-batch] optimizer.step() "
+                                   f"ran {len(steps)} times in one call: the chunks together "
+                                   "make one step."}, "the number of steps")
+    return steps[0], seen["returned"]
+
+
+_used, _ret = _observed(CASES[0])
+_full, _full_loss, _means = _truth(*CASES[0])
+_empty_chunk = ("[mc:accumulation.empty-chunk-nan] Rows 4 to 7 make a chunk with no labelled "
+                "row: its mean loss is a mean over no rows, nan, and anything it is added to "
+                "(even times 0) becomes nan.")
+if isinstance(_ret, torch.Tensor):
+    checks.reject(True, {True: "[mc:loop.tensor-losses] The returned loss is a tensor: return "
+                               "a Python float (.item())."}, "the returned loss")
+checks.expect_true(not (isinstance(_ret, float) and math.isnan(_ret)),
+                   "The returned loss is nan. " + _empty_chunk)
+checks.expect_true(all(g is not None for g in _used), "[mc:accumulation.rows-not-labels] The step "
+                   "ran with a .grad of None: every parameter needs the large-batch gradient.")
+checks.expect_true(not any(torch.isnan(g).any() for g in _used),
+                   "The step's gradient holds nan. " + _empty_chunk)
+_labelled = [g[0] for g in _means if g is not None]
+checks.reject_close(_used[0], {
+    _full[0] + 1: "[mc:accumulation.stale-grad] The stale .grad was still there when the first "
+                  "chunk's backward added to it.",
+    sum(_labelled): "[mc:accumulation.unscaled] Each chunk's mean loss was added at full weight: "
+                    "the large-batch loss is one mean over all of X, not a sum of means.",
+    _means[0][0] * 4 / 10 + _means[2][0] * 2 / 10:
+        "[mc:accumulation.rows-not-labels] Each chunk was weighted by its share of the rows "
+        "(4/10, 4/10, 2/10). The large-batch loss is a mean over the labelled rows only: "
+        "what share of those does each chunk hold?",
+    sum(_labelled) / 2: "[mc:accumulation.equal-weights] The two chunks with labels were "
+                        "weighted alike, but one holds 3 labelled rows and the other 2.",
+    sum(_labelled) / 3: "[mc:accumulation.equal-weights] Dividing by the number of chunks weights "
+                        "them alike, but they hold 3, 0 and 2 labelled rows.",
+}, "the weight gradient used by the step")
+for _case in CASES:
+    _used, _ret = _observed(_case)
+    _full, _full_loss, _ = _truth(*_case)
+    _what = f"on {_case[1]} rows in chunks of {_case[3]}, rows {_case[2] or 'none'} unlabelled"
     for _g, _want, _name in zip(_used, _full, ("weight", "bias")):
         checks.expect_close(_g, _want, f"the {_name} gradient used by the step {_what}",
                             rtol=1e-4, atol=1e-6,
@@ -2391,18 +3041,39 @@ checks.expect_true(_modes_after == _modes_before, "[mc:bughunt.mode-restored-top
                    "training: train(was_training) sets every submodule. Remember each "
                    "submodule's mode and restore each.")
 ### BEGIN HIDDEN TESTS
-checks.expect_close(_mine, _right, "the weights after 3 steps of train_digits", rtol=1e-4,
-                    atol=1e-6, hint="[mc:bughunt.no-zero-grad] Full-batch Adam with zero_grad, "
-                                    "forward, loss, backward, step.")
+import helpers.loss_curves
+import helpers.modes
+from helpers.grading import probe
+probe.needs("DigitNet", "train_digits", "digit_accuracy")
+_Xt, _yt, _Xv, _yv, _Xs, _ys = helpers.loss_curves.digits(seed=0)
+_net = probe.call("DigitNet()", DigitNet)
+probe.value("DigitNet's parameter shapes, in order", [tuple(p.shape) for p in _net.parameters()])
+_net.eval()
+with torch.no_grad():
+    torch.manual_seed(1)
+    probe.call("DigitNet in eval mode, a first call", _net, _Xv[:20])
+    torch.manual_seed(2)
+    probe.call("DigitNet in eval mode, a second call", _net, _Xv[:20])
+_net.train()
+probe.value("the weights before train_digits", [p.detach().clone() for p in _net.parameters()])
+torch.manual_seed(11)
+probe.call("train_digits(model, X_train, y_train, steps=3, lr=0.01)", train_digits, _net, _Xt, _yt, steps=3, lr=0.01)
+probe.value("the weights after train_digits", [p.detach().clone() for p in _net.parameters()])
+_net.train()
+list(_net.modules())[-1].eval()            # one submodule in eval mode, as when part is frozen
+probe.value("each submodule's mode before digit_accuracy", [m.training for m in _net.modules()])
+_calls = []
+_net.register_forward_hook(lambda m, i, o: _calls.append(
+    (any(s.training for s in _net.modules()), torch.is_grad_enabled())))
+probe.call("digit_accuracy(model, X_val, y_val)", digit_accuracy, _net, _Xv, _yv)
+probe.value("each forward in digit_accuracy: (a submodule training, autograd recording)", _calls)
+probe.value("each submodule's mode after digit_accuracy", [m.training for m in _net.modules()])
 _net.train()
 with torch.no_grad():
     torch.manual_seed(3)
-    _t1 = _net(X_val[:20])
+    probe.call("DigitNet in training mode, a first call", _net, _Xv[:20])
     torch.manual_seed(4)
-    _t2 = _net(X_val[:20])
-checks.expect_true(not torch.equal(_t1, _t2), "[mc:bughunt.dropout-removed] In training mode "
-                   "two calls gave the same output: the architecture keeps its dropout "
-                   "(p = 0.2), active while training.")
+    probe.call("DigitNet in training mode, a second call", _net, _Xv[:20])
 
 
 def _dropped_share(net):
@@ -2412,33 +3083,124 @@ def _dropped_share(net):
     handle = last.register_forward_pre_hook(lambda m, args: seen.append(args[0]))
     with torch.no_grad():
         net.eval()
-        net(X_val)
+        net(_Xv)
         net.train()
         torch.manual_seed(5)
-        net(X_val)
+        net(_Xv)
     handle.remove()
     helpers.modes.restore(net, saved)
     alive = seen[0] != 0
     return ((seen[1] == 0) & alive).sum().item() / alive.sum().item()
 
 
-_share = _dropped_share(_net)
+probe.call("the share of inputs dropout zeroes while training", _dropped_share, _net)
+# from all-train, all-eval and two mixtures
+probe.call("digit_accuracy from four mixtures of modes", helpers.modes.mode_changes, digit_accuracy, DigitNet(),
+           _Xv, _yv)
+torch.manual_seed(7)
+_known = nn.Sequential(nn.Linear(64, 10))
+probe.call("digit_accuracy(a known model, X_val, y_val)", digit_accuracy, _known, _Xv, _yv)
+torch.manual_seed(12)
+_fresh = DigitNet()
+train_digits(_fresh, _Xt, _yt, steps=150, lr=0.01)
+probe.call("digit_accuracy after 150 steps of train_digits, on X_test", digit_accuracy, _fresh, _Xs, _ys)
+### JUDGE
+import helpers.loss_curves
+from helpers.grading.probe import got, ref
+got.value("DigitNet()")
+_shapes = got["DigitNet's parameter shapes, in order"]
+checks.expect_true(len(_shapes) >= 4, "[mc:bughunt.python-list] "
+                   "DigitNet().parameters() misses the Linear layers (symptom: 'optimizer got an "
+                   "empty parameter list'): a plain Python list hides them; use nn.ModuleList.")
+_out, _again = got["DigitNet in eval mode, a first call"], got["DigitNet in eval mode, a second call"]
+checks.expect_type(_out, torch.Tensor, "DigitNet's output")
+if bool((_out >= 0).all()) and torch.allclose(_out.sum(1), torch.ones(len(_out)), atol=1e-4):
+    checks.reject(True, {True: "[mc:bughunt.double-softmax] DigitNet returns probabilities "
+                               "(symptom: the loss cannot fall below about 1.46): "
+                               "CrossEntropyLoss applies log_softmax itself, so return the "
+                               "raw logits."}, "DigitNet's output")
+checks.expect_true(torch.equal(_out, _again), "[mc:bughunt.functional-dropout] After eval(), "
+                   "two calls on the same input give different outputs: dropout is still on. "
+                   "F.dropout(x, p) drops whatever the module's mode; pass "
+                   "training=self.training, or use an nn.Dropout layer.")
+checks.expect_true(not torch.equal(got["DigitNet in training mode, a first call"],
+                                   got["DigitNet in training mode, a second call"]),
+                   "[mc:bughunt.dropout-removed] In training mode "
+                   "two calls gave the same output: the architecture keeps its dropout "
+                   "(p = 0.2), active while training.")
+_share = got["the share of inputs dropout zeroes while training"]
 checks.expect_true(0.15 <= _share <= 0.25, f"[mc:bughunt.dropout-rate] In training mode dropout "
                    f"zeroed {_share:.0%} of the last layer's inputs: the architecture keeps its "
                    "dropout at p = 0.2.")
-with checks.explain_errors({}, "digit_accuracy(...)"):
-    # from all-train, all-eval and two mixtures
-    _problems = helpers.modes.mode_changes(digit_accuracy, DigitNet(), X_val, y_val)
+got.value("train_digits(model, X_train, y_train, steps=3, lr=0.01)",
+          "[mc:bughunt.float-target] (symptom: 'expected target dtype to be Long') CrossEntropyLoss "
+          "takes int64 class indices: drop .float().")
+
+
+def _in_order(tensors):
+    """The task's four parameters by shape: Linear(64, 64)'s weight and bias, then Linear(64, 10)'s."""
+    by_shape = {tuple(t.shape): t for t in tensors}
+    return [by_shape[(64, 64)], by_shape[(64,)], by_shape[(10, 64)], by_shape[(10,)]]
+
+
+def _three_steps(start, zero):
+    """Three full-batch Adam steps of the task's architecture from the weights `start` (the
+    student's dropout draws: the same generator seed, the same masks)."""
+    X, y = helpers.loss_curves.digits(seed=0)[:2]
+    model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Dropout(0.2), nn.Linear(64, 10))
+    with torch.no_grad():
+        for p, value in zip(model.parameters(), start):
+            p.copy_(value)
+    opt = torch.optim.Adam(model.parameters(), lr=0.01)
+    torch.manual_seed(11)
+    for _ in range(3):
+        if zero:
+            opt.zero_grad()
+        nn.functional.cross_entropy(model(X), y).backward()
+        opt.step()
+    return torch.cat([p.detach().flatten() for p in model.parameters()])
+
+
+_start, _after = got["the weights before train_digits"], got["the weights after train_digits"]
+checks.expect_true(sorted(tuple(t.shape) for t in _start) == [(10,), (10, 64), (64,), (64, 64)],
+                   "[mc:bughunt.python-list] Keep the architecture: Linear(64, 64), ReLU, dropout "
+                   "with p = 0.2, Linear(64, 10).")
+_mine = torch.cat([t.flatten() for t in _in_order(_after)])
+checks.reject_close(_mine, {_three_steps(_in_order(_start), False):
+                            "[mc:bughunt.no-zero-grad] Every step used the sum of all "
+                            "earlier gradients (symptom: the loss jumps about): call "
+                            "optimizer.zero_grad() in each iteration."},
+                    "the weights after 3 steps of train_digits")
+checks.expect_close(_mine, _three_steps(_in_order(_start), True), "the weights after 3 steps of train_digits",
+                    rtol=1e-4, atol=1e-6, hint="[mc:bughunt.no-zero-grad] Full-batch Adam with zero_grad, "
+                                               "forward, loss, backward, step.")
+_calls = got["each forward in digit_accuracy: (a submodule training, autograd recording)"]
+got.value("digit_accuracy(model, X_val, y_val)")
+checks.expect_true(not any(t for t, _ in _calls), "[mc:bughunt.eval-mode] digit_accuracy ran "
+                   "with dropout on (symptom: two calls give different accuracies): call "
+                   "model.eval() first.")
+checks.expect_true(not any(g for _, g in _calls), "[mc:bughunt.no-grad] digit_accuracy "
+                   "recorded a graph: wrap it in torch.no_grad().")
+_before, _after_modes = got["each submodule's mode before digit_accuracy"], got["each submodule's mode after digit_accuracy"]
+checks.expect_true(_after_modes[0], "[mc:bughunt.mode-not-restored] digit_accuracy left a "
+                   "training model in eval mode: the training loop that calls it would go on "
+                   "without dropout. Restore the modes it had.")
+checks.expect_true(_after_modes == _before, "[mc:bughunt.mode-restored-top-only] The "
+                   "model's own flag is back, but one submodule that was in eval mode is now "
+                   "training: train(was_training) sets every submodule. Remember each "
+                   "submodule's mode and restore each.")
+_problems = got["digit_accuracy from four mixtures of modes"]
 checks.expect_true(not _problems, "[mc:bughunt.mode-not-restored] digit_accuracy must leave "
                    "every submodule in the mode it had, whatever that was; "
-                   + (_problems[0] if _problems else ""))
-torch.manual_seed(12)
-_fresh = DigitNet()
-train_digits(_fresh, X_train, y_train, steps=150, lr=0.01)
-_final = digit_accuracy(_fresh, X_test, y_test)
+                   + (str(_problems[0]) if _problems else ""))
 with checks.because("[mc:bughunt.tensor-result] digit_accuracy returns a Python float, as "
                     "buggy_accuracy meant to."):
-    checks.expect_type(_final, float, "digit_accuracy(...)")
+    checks.expect_type(got["digit_accuracy(a known model, X_val, y_val)"], float, "digit_accuracy(...)")
+checks.expect_close(got["digit_accuracy(a known model, X_val, y_val)"], ref["digit_accuracy(a known model, X_val, y_val)"],
+                    "digit_accuracy of a known model", rtol=1e-6,
+                    hint="[mc:bughunt.tensor-result] The fraction (0 to 1) of rows whose largest "
+                         "logit is the true class.")
+_final = got["digit_accuracy after 150 steps of train_digits, on X_test"]
 if _final < 0.9:
     checks.reject(True, {True: f"[mc:bughunt.double-softmax] The fixed model reached only "
                                f"{_final:.1%} test accuracy after 150 steps: a bug remains."},
