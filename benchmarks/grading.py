@@ -20,9 +20,14 @@ per-phase wall and CPU, GRADERS_TIMING_LOG, averaged over the batch: the sandbox
 the worker's nbgrader steps, the main process's intake). The small batch of issue 32:
 `--copies 6 --notebooks 01_tensors --repeat 3`; the main process's CPU per submission:
 benchmarks/serial_share.py.
+With --baseline REV, also `course autograde --workers 2` on the notebooks as they were at git
+revision REV (before their hidden tests were judged outside the kernel: verdicts in the
+kernel), in the same run, with this code: the cost of judging outside, per notebook. The
+reference runs that judging needs (one per assignment, kept in DIR/reference like the compile
+cache) are made before the clock and timed apart.
 
     python benchmarks/grading.py [--copies K] [--notebooks 01_tensors ...] [--repeat N]
-                                 [--compile-cache warm|cold]
+                                 [--compile-cache warm|cold] [--baseline REV]
 """
 
 from __future__ import annotations
@@ -50,15 +55,47 @@ from graders.course.layout import available_assignments  # noqa: E402
 from graders.course.release import release  # noqa: E402
 
 
-def build(course: Path, stems: list[str], copies: int) -> int:
+def build(course: Path, stems: list[str], copies: int, rev: str | None = None) -> int:
     for stem in stems:
-        release(course, [stem])
+        if rev is None:
+            release(course, [stem])
+        else:
+            release_at(course, stem, rev)
         source = submissions.read(course / "source" / stem / f"{stem}.ipynb")
         released = submissions.read(course / "release" / stem / f"{stem}.ipynb")
         nb = submissions.reference(source, released)
         for k in range(copies):
             submissions.submit(course, f"student{k:02d}", stem, nb)
     return copies * len(stems)
+
+
+def release_at(course: Path, stem: str, rev: str) -> None:
+    """``stem`` as notebooks/<stem>.ipynb was at git revision ``rev``, released by nbgrader."""
+    import logging
+
+    from nbgrader.apps import NbGraderAPI
+
+    from graders.course.layout import ensure_course_dir
+    ensure_course_dir(course)
+    text = subprocess.run(["git", "show", f"{rev}:notebooks/{stem}.ipynb"], cwd=REPO, check=True,
+                          capture_output=True, text=True).stdout
+    (course / "source" / stem).mkdir(parents=True, exist_ok=True)
+    (course / "source" / stem / f"{stem}.ipynb").write_text(text)
+    api = NbGraderAPI(config=Course(course).config)
+    api.log.setLevel(logging.ERROR)
+    result = api.generate_assignment(stem, force=True, create=True)
+    if not result["success"]:
+        raise SystemExit(f"nbgrader could not release {stem} at {rev}: {result['log']}")
+
+
+def warm_references(course: Path, stems: list[str]) -> float:
+    """The reference runs judged assignments need (what the first `course autograde` does)."""
+    from graders.course import reference
+    started = time.perf_counter()
+    loaded = Course(course)
+    needing = [s for s in reference.needing(loaded, stems) if s not in compile_cache.needing_warm_up(loaded, stems)]
+    reference.warm(loaded, needing, loaded.limits(), log=lambda message: None)
+    return time.perf_counter() - started
 
 
 def grades(course: Path) -> dict:
@@ -150,7 +187,8 @@ def breakdown(timing_log: Path) -> str:
             total[1] += cpu
     order = ["template start (once per worker)",
              "sandbox+runner start", "kernel start", "imports", "student's cells", "integrity checks",
-             "teardown, result", "total", "worker: sanitize (nbgrader)", "worker: finish (nbgrader)",
+             "teardown, result", "total", "worker: sanitize (nbgrader), review", "worker: judge",
+             "worker: finish (nbgrader)",
              "main: intake (gradebook, files, status)"]
     rows = [f"per submission (mean of {len(lines)})       wall s   CPU s"]
     for phase in order + sorted(set(totals) - set(order)):
@@ -158,8 +196,8 @@ def breakdown(timing_log: Path) -> str:
             wall, cpu = (v / len(lines) for v in totals[phase])
             label = "  = sandbox total" if phase == "total" else phase
             rows.append(f"  {label:<42}{wall:>7.2f}{cpu:>8.2f}")
-    cpu_all = sum(totals.get(p, [0, 0])[1] for p in ("total", "worker: sanitize (nbgrader)",
-                                                    "worker: finish (nbgrader)",
+    cpu_all = sum(totals.get(p, [0, 0])[1] for p in ("total", "worker: sanitize (nbgrader), review",
+                                                    "worker: judge", "worker: finish (nbgrader)",
                                                     "main: intake (gradebook, files, status)")) / len(lines)
     rows.append(f"  {'CPU per submission, all processes':<42}{'':>7}{cpu_all:>8.2f}")
     return "\n".join(rows)
@@ -175,6 +213,8 @@ def main() -> int:
                         help="also time --scheduler on a LocalCluster of 2 threads")
     parser.add_argument("--cluster-processes", type=int, choices=(1, 2), default=1,
                         help="the LocalCluster's worker processes (1: one of 2 threads; 2: two of 1)")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="also grade the notebooks as they were at this git revision (verdicts in the kernel)")
     parser.add_argument("--compile-cache", choices=("warm", "cold"), default="warm",
                         help="warm: both sides' compile caches warmed (and timed) before grading, "
                              "as in a released course; cold: neither")
@@ -192,6 +232,9 @@ def once(args, run: int) -> bool:
         n = 0
         for course in courses.values():
             n = build(course, args.notebooks, args.copies)
+        if args.baseline:
+            courses["baseline"] = Path(tmp) / "baseline"
+            build(courses["baseline"], args.notebooks, args.copies, rev=args.baseline)
         inductor = Path(tmp) / "inductor-cache"
         compiling = compile_cache.needing_warm_up(Course(courses["parallel"]), args.notebooks)
         warmed = {}
@@ -200,13 +243,18 @@ def once(args, run: int) -> bool:
                       "parallel": warm_course(courses["parallel"], compiling)}
             for name in names[2:]:  # --no-sandbox-too, --local-cluster: their own copies
                 copy_caches(courses["parallel"], courses[name], compiling)
+            if args.baseline:
+                warmed["baseline"] = warm_course(courses["baseline"], compiling)
+        references = {name: warm_references(courses[name], args.notebooks) for name in names[1:]}
         load = os.getloadavg()
         timing_log = Path(tmp) / "timing.jsonl"
         t_seq = sequential(courses["sequential"], args.notebooks, inductor)
         t_par = parallel(courses["parallel"], timing_log=timing_log)
         t_raw = parallel(courses["nosandbox"], "--no-sandbox") if args.no_sandbox_too else None
         t_dask = on_local_cluster(courses["cluster"], args.cluster_processes) if args.local_cluster else None
-        same = all(grades(courses["sequential"]) == grades(c) for c in courses.values())
+        t_base = parallel(courses["baseline"], timing_log=Path(tmp) / "baseline.jsonl") if args.baseline else None
+        base_table = breakdown(Path(tmp) / "baseline.jsonl") if args.baseline else ""
+        same = all(grades(courses["sequential"]) == grades(c) for name, c in courses.items() if name != "baseline")
         table = breakdown(timing_log)
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"run {run + 1}: {n} notebooks ({args.copies} copies of {', '.join(args.notebooks)}), "
@@ -218,6 +266,8 @@ def once(args, run: int) -> bool:
         runs.append(("  ... --no-sandbox", t_raw))
     if t_dask is not None:
         runs.append(("course autograde --scheduler", t_dask))
+    if t_base is not None:
+        runs.append((f"  ... notebooks at {args.baseline[:10]}", t_base))
     for label, t in runs:
         print(f"{label:<34}{t:>9.1f}{t / n:>12.2f}")
     print(f"speed-up (sequential / parallel): {t_seq / t_par:.2f}x   grades identical: {same}")
@@ -234,7 +284,14 @@ def once(args, run: int) -> bool:
               f"sequential / --scheduler: {t_seq / t_dask:.2f}x")
     if t_raw is not None:
         print(f"sandbox cost: {(t_par - t_raw) / n * 2:+.2f} s per notebook (per worker)")
+    if t_base is not None:
+        print(f"judged outside the kernel / verdicts in the kernel (notebooks at {args.baseline[:10]}): "
+              f"{t_par / t_base:.2f}x per submission; reference runs before the clock: "
+              + ", ".join(f"{name} {t:.1f} s" for name, t in references.items()))
     print(table)
+    if t_base is not None:
+        print(f"notebooks at {args.baseline[:10]}:")
+        print(base_table)
     print()
     return same
 
