@@ -7,9 +7,11 @@ is nbgrader's own CLI run as that student, with the student lab's configuration 
 course's nbgrader_config.py among it), as their hub server runs it; every instructor
 command is `course` run as the instructor:
 
-* each student submits; the other student, as that Unix user, cannot list inbound, read
-  the first one's notebook or secret at their exact paths, write into the submission,
-  rename or delete it, list the released feedback, or enter the course directory;
+* each student submits, and the exchange's warden (deploy/hub/warden.py, run here as the hub
+  runs it) freezes the submission; the other student, as that Unix user, cannot list inbound
+  or the frozen submissions, read the first one's notebook or secret at their exact paths,
+  write into the submission, rename or delete it, list the released feedback, or enter the
+  course directory;
 * `course collect` takes both, keeps nbgrader's timestamps and reports the one submitted
   after the due date (set with `nbgrader db assignment add --duedate`) as late; after
   `course autograde` the gradebook and grades.csv keep both, the late one with its lateness;
@@ -24,6 +26,8 @@ refuses a page that shows hidden test code and returns the rest.
 from __future__ import annotations
 
 import csv
+import grp
+import json
 import os
 import re
 import subprocess
@@ -69,18 +73,28 @@ def klass():
     with Throwaway(students=2, grant=True, ports=False) as cls:
         cls.run(cls.instructor, str(cls.python), "-c",
                 RELEASE_TINY.format(tests=str(REPO / "tests"), course=str(cls.course_dir)))
-        yield cls
+        yield cls  # (without a hub, the class runs the exchange's warden itself)
 
 
 def submit(cls, student: str, answers: dict[str, str] | None = None) -> Path:
-    """Fetch tiny as the student, answer it, submit it; the submission's folder in inbound."""
+    """Fetch tiny as the student, answer it, submit it; the submission's folder once the
+    warden has frozen it."""
     cls.nbgrader(student, "fetch_assignment", "tiny", check=False)  # the second time: already there
     home = Path(cls.env(student)["HOME"])
     path = home / cls.settings.course_id / "tiny" / "tiny.ipynb"
     write_as(student, path, gc.answers(nbformat.read(str(path), as_version=4), **(answers or {})))
     cls.nbgrader(student, "submit", "tiny")
     inbound = Path(cls.settings.exchange) / cls.settings.course_id / "inbound"
-    return max(inbound.glob(f"{student}+tiny+*"), key=lambda p: p.stat().st_mtime)
+    (name,) = [p.name for p in inbound.glob(f"{student}+tiny+*")] or [None]
+    received = Path(cls.settings.exchange) / "received" / cls.settings.course_id
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if name is not None and (received / name).is_dir() and not (inbound / name).exists():
+            return received / name
+        if name is None:  # frozen before we looked
+            return max(received.glob(f"{student}+tiny+*"), key=lambda p: p.stat().st_mtime)
+        time.sleep(0.25)
+    raise TimeoutError(f"the warden did not freeze {name}")
 
 
 def write_as(user: str, path: Path, nb) -> None:
@@ -99,13 +113,15 @@ def test_a_student_cannot_reach_another_students_submission(klass):
     ada, bob = cls.students
     submission = submit(cls, ada, RIGHT)
     notebook, secret = submission / "tiny.ipynb", submission / "submission_secret.txt"
-    inbound = submission.parent
+    inbound = Path(cls.settings.exchange) / cls.settings.course_id / "inbound"
     assert notebook.is_file() and secret.is_file()
-    # the first student's folder belongs to them and to the course's group, closed to others
-    assert submission.stat().st_uid == os.stat(cls.env(ada)["HOME"]).st_uid
+    # frozen: root's and the course's group's, closed to others, the owner recorded
+    assert submission.stat().st_uid == 0 and submission.stat().st_gid == grp.getgrnam(cls.settings.group).gr_gid
     assert submission.stat().st_mode & 0o007 == 0, oct(submission.stat().st_mode)
+    assert json.loads((submission / "warden.json").read_text())["owner"] == ada
 
-    for kind, path in [("list", inbound), ("read", notebook), ("read", secret), ("write", submission),
+    for kind, path in [("list", inbound), ("list", submission.parent), ("read", notebook), ("read", secret),
+                       ("write", submission),
                        ("overwrite", notebook), ("delete", notebook), ("rename", submission),
                        ("list", cls.course_dir), ("read", cls.course_dir / "source" / "tiny" / "tiny.ipynb")]:
         said = attempt(cls, bob, kind, path)
@@ -121,7 +137,7 @@ def test_a_student_cannot_reach_another_students_submission(klass):
 def test_collect_keeps_timestamps_and_reports_late_submissions(klass):
     cls = klass
     ada, bob = cls.students
-    if not list((Path(cls.settings.exchange) / cls.settings.course_id / "inbound").glob(f"{ada}+tiny+*")):
+    if not list((Path(cls.settings.exchange) / "received" / cls.settings.course_id).glob(f"{ada}+tiny+*")):
         submit(cls, ada, RIGHT)
     time.sleep(1.5)
     due = datetime.now(timezone.utc).replace(tzinfo=None)
@@ -300,3 +316,53 @@ def test_a_hidden_line_the_student_copy_contains_is_no_secret():
     released = {'checks.expect_true(bool(_got) == _want, f"{_name} returned {bool(_got)}. {_why}")', "x = 1"}
     assert secrets(hidden, released) == {"_m = torch.randn(3, 4, generator=g)"}
     assert secrets(hidden, set()) == hidden
+
+
+def test_a_canvas_archive_is_filed_under_the_rosters_user_names(root_course, tmp_path):
+    """With a roster (its lms_id column), Canvas's lastnamefirstname becomes the hub's user name;
+    a name not on the roster is skipped and said; a file Canvas marked late counts as late."""
+    course = root_course
+    roster = tmp_path / "roster.csv"
+    roster.write_text("username,role,name,lms_id\nada,student,Ada Lovelace,lovelaceada\n"
+                      "grace,student,Grace Hopper,hopperg\ngrace2,instructor,Someone,\n")
+    with open(course / "nbgrader_config.py", "a") as config:
+        config.write(f"\nc.CheckedCollect.roster = {str(roster)!r}\n")
+    release = nbformat.read(str(course / "release" / "tiny" / "tiny.ipynb"), as_version=4)
+    right, blank = nbformat.writes(gc.answers(release, **RIGHT)), nbformat.writes(release)
+    archive = canvas_zip(tmp_path / "submissions.zip", {
+        "lovelaceada_48213_9911234_tiny.ipynb": right,
+        "hopperg_LATE_50321_9911876_tiny-1.ipynb": blank,
+        "strangerx_50999_9911999_tiny.ipynb": blank,          # not on the roster
+    })
+    done = subprocess.run([sys.executable, "-m", "graders.cli", "collect", "tiny", "--zip", str(archive),
+                           "--course-dir", str(course)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(p.name for p in (course / "submitted").iterdir()) == ["ada", "grace"]
+    assert (course / "submitted" / "ada" / "tiny" / "tiny.ipynb").read_text() == right
+    rows = {line.split()[0]: line for line in done.stdout.splitlines() if line.split()}
+    assert "marked late by the LMS" in rows["grace"]
+    assert "2 submission(s), 1 late (1 marked late by the LMS)" in done.stdout, done.stdout
+    assert "strangerx is not on the roster" in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+def test_roster_remove_names_a_user_it_could_not_remove():
+    """A user with a running process (their server, when the hub still runs) is not removed:
+    `roster remove` says who and why, and exits 1; once the process ends, it removes them."""
+    require_root("the test creates a Unix user")
+    import secrets
+
+    member = roster.Member(f"rm{secrets.token_hex(3)}", "student")
+    roster.create([member])
+    import pwd
+    account = pwd.getpwnam(member.username)
+    sleeper = subprocess.Popen(["sleep", "120"], user=account.pw_uid, group=account.pw_gid)
+    try:
+        time.sleep(0.5)
+        problems = roster.remove([member])
+        assert len(problems) == 1 and member.username in problems[0] and "stop the hub first" in problems[0], problems
+        assert roster.exists(member.username)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    time.sleep(0.5)
+    assert roster.remove([member]) == [] and not roster.exists(member.username)

@@ -4,6 +4,9 @@
 students ``<tag>s1``, ``<tag>s2``, ...), sets the class up under a new folder in /tmp with
 deploy.hub.setup (exchange, course directory, hub settings), and on exit removes the users,
 their homes, the course's group and the folder. Nothing of an existing class is touched.
+A class with ports gets the hub's settings (the caller starts the hub, which runs the
+exchange's warden); one without (``ports=False``, no hub) runs the warden itself, as the
+hub would, so that submissions are frozen and collected as on a real server.
 
 The users must reach the repository and the course venv (their servers import them). A
 folder on the way that others cannot search (a checkout inside a mode-700 temporary
@@ -92,6 +95,7 @@ class Throwaway:
         self.students = [f"{self.tag}s{k}" for k in range(1, students + 1)]
         self.assignments, self.grant, self.ports = assignments or [], grant, ports
         self.granted: list[Path] = []
+        self.warden: subprocess.Popen | None = None
         self.root: Path | None = None
         self.settings: setup.Settings | None = None
 
@@ -113,6 +117,10 @@ class Throwaway:
                              subdomain_host=f"http://localhost:{port}")
             self.settings = setup.setup(self.members, self.root, self.assignments, group=f"{self.tag}-graders",
                                         **ports)
+            if not self.ports:
+                self.warden = subprocess.Popen(
+                    [sys.executable, "-m", "deploy.hub.warden", "--settings", str(self.root / setup.SETTINGS),
+                     "--interval", "0.5"], cwd=setup.REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         except BaseException:
             self.__exit__(None, None, None)
             raise
@@ -126,6 +134,9 @@ class Throwaway:
         self.granted = open_way([setup.REPO, setup.VENV])
 
     def __exit__(self, *exc) -> None:
+        if self.warden is not None:
+            self.warden.terminate()
+            self.warden.wait(timeout=30)
         for problem in roster.remove(self.members):
             print(f"throwaway class {self.tag}: {problem}", file=sys.stderr)
         subprocess.run(["groupdel", f"{self.tag}-graders"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

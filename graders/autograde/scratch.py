@@ -101,6 +101,11 @@ def _sweep(base: Path, host: str) -> None:
 _SCRATCH = _Scratch()
 
 
+def process_scratch(course_root: str | None) -> Path:
+    """This process's scratch folder (under ``course_root`` when it can write there)."""
+    return _SCRATCH.folder_for(course_root)
+
+
 class _Gradebooks:
     """This process's scratch gradebooks: each assignment's rebuilt once (keyed by the
     Assignment's token) and copied, per submission, to the file of the grading thread that

@@ -20,6 +20,7 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from nbgrader.coursedir import CourseDirectory
 
 from graders.autograde import recorded
 from graders.autograde.pipeline import Assignment
-from graders.autograde.scratch import ScratchCourse
+from graders.autograde.scratch import ScratchCourse, process_scratch
 from graders.autograde.status import Record, StatusStore
 from graders.autograde.worker import read_files, write_files
 from graders.course.config import Course
@@ -59,6 +60,16 @@ def feedback(course_dir: Path, assignments: list[str] | None = None, workers: in
     coursedir = CourseDirectory(config=course.config)
     store = StatusStore(course.dir)
     mode = int(str(GenerateFeedback(coursedir=coursedir, config=course.config).permissions), 8)
+    # this process's temporary files (multiprocessing's pymp-* folder for its workers among
+    # them) go to its scratch folder under the course directory, swept even after a kill
+    previous, tempfile.tempdir = tempfile.tempdir, str(process_scratch(str(course.dir)))
+    try:
+        return _feedback(course, coursedir, store, mode, assignments, workers, scheduler)
+    finally:
+        tempfile.tempdir = previous
+
+
+def _feedback(course, coursedir, store, mode, assignments, workers, scheduler) -> list[Path]:
     if scheduler is not None:
         from graders.autograde.cluster import DaskPool
         pool = DaskPool(scheduler, sandbox=False, limits={})
