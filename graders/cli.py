@@ -111,7 +111,7 @@ def _run(args) -> int:
     elif args.command in ("collect", "return"):
         return _exchange(args)
     elif args.command == "autograde":
-        from .autograde.status import table
+        from .autograde.status import flagged_note, table
         if args.scheduler is None:
             from .autograde.local import prestart
             prestart(args.course_dir, args.assignments, args.sandbox, args.force)
@@ -130,6 +130,8 @@ def _run(args) -> int:
                             sandbox=args.sandbox, limits=limits, force=args.force,
                             scheduler=args.scheduler, pool=pool)
         print(table(records))
+        if flagged_note(records):
+            print(flagged_note(records))
     elif args.command == "feedback":
         from .feedback.pages import feedback
         say_overrides(args.course_dir)

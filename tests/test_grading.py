@@ -1,6 +1,7 @@
 """`course autograde | feedback | export` on a small course, through the real CLI, nbgrader
-and sandbox: every status, the table, export columns, feedback without hidden tests, stderr
-warnings, idempotent reruns, parallel grades equal to sequential nbgrader's."""
+and sandbox: every status, the table (with the review's quoted lines), export columns,
+feedback without hidden tests, stderr warnings, idempotent reruns, parallel grades equal to
+sequential nbgrader's."""
 
 from __future__ import annotations
 
@@ -114,6 +115,12 @@ def test_every_status_with_score_and_reason(graded):
     assert lines[0].split()[:5] == ["student", "assignment", "status", "score", "seconds"]
     assert any(line.split()[:4] == ["broken", "tiny", "invalid", "0/5"] for line in lines), ran.stdout
     assert any(line.split()[:4] == ["ref", "tiny", "ok", "5/5"] for line in lines)
+    # the static review's flags: kept in the record, quoted under the row; the score stands
+    assert records["ref/tiny"]["flags"] == [] and score["leak/tiny"] == (3, 5)
+    leak = next(i for i, line in enumerate(lines) if line.split()[:3] == ["leak", "tiny", "ok"])
+    assert lines[leak + 1].strip().startswith("review: tiny-add, line 2: `import inspect, traceback`"), ran.stdout
+    assert any("get_ipython().user_ns" in q for q in records["leak/tiny"]["flags"])
+    assert any("get_ipython().events" in q for q in records["hooked/tiny"]["flags"])  # ungraded, still quoted
 
 
 def test_a_change_seen_by_many_checks_is_said_once(graded):
@@ -138,11 +145,14 @@ def test_export_has_nbgrader_columns_and_every_row(graded):
     with open(course / "grades.csv") as handle:
         rows = list(csv.DictReader(handle))
     assert list(rows[0]) == ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name",
-                             "email", "raw_score", "late_submission_penalty", "score", "max_score"]
+                             "email", "raw_score", "late_submission_penalty", "score", "max_score",
+                             "review_flags"]  # nbgrader's columns, then the static review's quoted lines
     students = {p.name for p in (course / "submitted").iterdir()}
     assert {(r["student_id"], r["assignment"]) for r in rows} == {(s, a) for s in students for a in ("tiny", "warny")}
     by_key = {(r["student_id"], r["assignment"]): float(r["score"]) for r in rows}
     assert by_key[("ref", "tiny")] == 5 and by_key[("broken", "tiny")] == 0 and by_key[("wrong", "tiny")] == 2
+    flags = {(r["student_id"], r["assignment"]): r["review_flags"] for r in rows}
+    assert flags[("ref", "tiny")] == "" and "inspect.stack()" in flags[("leak", "tiny")]
 
 
 def test_feedback_shows_results_not_hidden_tests(graded):

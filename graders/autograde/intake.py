@@ -5,7 +5,8 @@ the order results arrive.
 Whatever is ready is absorbed as one group: the group's grades in one gradebook transaction
 (one commit), its status records in one journal write (graders.autograde.status), each
 after what it depends on, so that a run killed at any moment has recorded a status only for
-submissions whose grades are committed; the rest are graded again by the next run. Grouped,
+submissions whose grades are committed; the rest are graded again by the next run. A
+record carries the static review's flags (graders.autograde.review) as the worker quoted them. Grouped,
 a submission costs the main process a few milliseconds whatever the size of the class: this
 is the serial share of a batch on a cluster (benchmarks/serial_share.py measures it).
 """
@@ -62,7 +63,8 @@ class Intake:
                 written.append(recorded.write_autograded(self.gradebook, job.assignment, job.student, graded.state))
         self.gradebook.db.commit()
         records = [Record(job.student, job.assignment, graded.status, recorded.score(submission),
-                          self.max_score(job.assignment), round(graded.seconds, 2), graded.reason, print_)
+                          self.max_score(job.assignment), round(graded.seconds, 2), graded.reason, print_,
+                          list(graded.flags))
                    for (job, graded, print_), submission in zip(done, written)]
         for submission in written:
             recorded.forget(self.gradebook, submission)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from . import review_rules as rules
 
 ALLOW_KEY = "review_allow"  # in metadata["course"] of a released solution cell
+UNREADABLE = "unreadable"   # the rule of a flag for a cell the review itself failed on
 
 
 @dataclass
@@ -40,6 +41,7 @@ class Flag:
     code: str   # the line as written (stripped, at most 120 characters)
     rule: str   # which rule it matched ("exec", "module-attribute", ...)
     why: str    # a sentence for the grader
+    target: str = ""  # the dotted name it reached ("torch._dynamo.mark_dynamic"): what an allowance names
 
     def quote(self) -> str:
         return f"{self.cell}, line {self.line}: `{self.code}` ({self.why})"
@@ -51,7 +53,13 @@ class Allowance:
     target: str = ""     # "" allows the rule on any target
     exact: bool = False  # else a prefix of the dotted target
 
-    def covers(self, finding: rules.Finding) -> bool:
+    @classmethod
+    def parse(cls, item: str) -> Allowance:
+        """``rule`` or ``rule:dotted.prefix``."""
+        rule, _, target = item.partition(":")
+        return cls(rule.strip(), target.strip())
+
+    def covers(self, finding: rules.Finding | Flag) -> bool:
         if finding.rule != self.rule or not self.target:
             return finding.rule == self.rule
         if self.exact:
@@ -79,12 +87,7 @@ def declared(cell) -> list[Allowance]:
     items = cell.get("metadata", {}).get("course", {}).get(ALLOW_KEY, [])
     if not isinstance(items, list):
         return []
-    out = []
-    for item in items:
-        if isinstance(item, str):
-            rule, _, target = item.partition(":")
-            out.append(Allowance(rule.strip(), target.strip()))
-    return out
+    return [Allowance.parse(item) for item in items if isinstance(item, str)]
 
 
 # -- reading cells ------------------------------------------------------------------------
@@ -203,15 +206,21 @@ def review(nb, released) -> list[Flag]:
         tree = parse(cell.source)
         if tree is None:
             continue
-        allowed = release.allowances(cell)
         lines = cell.source.splitlines()
+        try:
+            allowed, found = release.allowances(cell), rules.findings(tree, names, parse)
+        except Exception as error:  # a defect of the review's own: a person reads the cell instead
+            flags.append(Flag(label(cell, index), 1, (lines or [""])[0].strip()[:120], UNREADABLE,
+                              f"the review could not read this cell ({type(error).__name__}): read it by hand"))
+            continue
         seen = set()
-        for finding in sorted(rules.findings(tree, names, parse), key=lambda f: f.line):
+        for finding in sorted(found, key=lambda f: f.line):
             if any(a.covers(finding) for a in allowed) or (finding.line, finding.rule) in seen:
                 continue
             seen.add((finding.line, finding.rule))
             code = lines[finding.line - 1].strip() if 0 < finding.line <= len(lines) else ""
-            flags.append(Flag(label(cell, index), finding.line, code[:120], finding.rule, finding.why))
+            flags.append(Flag(label(cell, index), finding.line, code[:120], finding.rule, finding.why,
+                              finding.target))
     return flags
 
 

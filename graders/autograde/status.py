@@ -9,6 +9,10 @@ every submission cost the main process a time that grew with the class (3,000 re
 about a megabyte per submission). Whoever reads the store reads both, the journal last, and
 a torn last line (a run killed while writing it) is skipped: that submission is simply
 graded again, as is one whose submitted file changed since its record.
+
+A record also keeps the static review's flags (graders.autograde.review): each a quoted line
+of the submission and why a grader should read it. The score stands; the summary, `course
+report` and `course export` show them.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 STATUSES = ("ok", "timeout", "memory", "crashed", "invalid", "missing")
@@ -34,6 +38,7 @@ class Record:
     seconds: float
     reason: str
     fingerprint: str  # sha256 of the submitted notebook ("" when missing)
+    flags: list[str] = field(default_factory=list)  # the static review's quoted lines (Flag.quote())
 
     @property
     def key(self) -> str:
@@ -94,12 +99,25 @@ class StatusStore:
 
 
 def table(records: list[Record]) -> str:
-    """The end-of-run summary: one line per submission, reasons last so they may run long."""
+    """The end-of-run summary: one line per submission, reasons last so they may run long;
+    under a flagged submission's line, a ``review:`` line per quoted line of its code."""
+    ordered = sorted(records, key=lambda r: (r.assignment, r.student))
     rows = [("student", "assignment", "status", "score", "seconds", "reason")]
-    for r in sorted(records, key=lambda r: (r.assignment, r.student)):
-        rows.append((r.student, r.assignment, r.status, f"{r.score:g}/{r.max_score:g}",
-                     f"{r.seconds:.1f}", r.reason))
+    rows += [(r.student, r.assignment, r.status, f"{r.score:g}/{r.max_score:g}", f"{r.seconds:.1f}", r.reason)
+             for r in ordered]
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row[:5], widths)) + "  " + row[5]
-             for row in rows]
-    return "\n".join(line.rstrip() for line in lines)
+    lines = []
+    for row, record in zip(rows, [None, *ordered]):
+        lines.append(("  ".join(cell.ljust(w) for cell, w in zip(row[:5], widths)) + "  " + row[5]).rstrip())
+        lines += [f"    review: {quote}" for quote in (record.flags if record else [])]
+    return "\n".join(lines)
+
+
+def flagged_note(records: list[Record]) -> str | None:
+    """One line on the flagged submissions, or None when the review flagged nothing."""
+    flagged = [r for r in records if r.flags]
+    if not flagged:
+        return None
+    return (f"{len(flagged)} submission{'s' if len(flagged) != 1 else ''} flagged by the static review "
+            "(the review: lines): the score stands, and the formgrader lists the test cells concerned "
+            "for a grade by hand")

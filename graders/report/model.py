@@ -1,7 +1,8 @@
 """What each student's graded notebook says about each exercise, and the class's tallies.
 
 Reads only what grading left behind: scores from nbgrader's gradebook, error outputs from
-DIR/autograded/<student>/<assignment>/*.ipynb, statuses from DIR/grading_status.json.
+DIR/autograded/<student>/<assignment>/*.ipynb, statuses and the static review's flags
+(quoted lines, graders.autograde.review) from DIR/grading_status.json.
 Nothing is executed. Each exercise (a solution grade_id) of each student gets a set of
 outcomes: ``correct``, or the misconception identifiers its failing test cells carry, or
 one of the reserved outcomes below.
@@ -47,6 +48,7 @@ class StudentResult:
     max_score: float
     scores: dict[str, float] = field(default_factory=dict)          # exercise -> points
     outcomes: dict[str, frozenset[str]] = field(default_factory=dict)  # exercise -> outcomes
+    flags: list[str] = field(default_factory=list)  # the static review's quoted lines
 
 
 @dataclass
@@ -126,13 +128,14 @@ def autograded_notebook(course_dir: Path, student: str, assignment: str):
         return None  # unreadable: the exercises count as not graded rather than sinking the report
 
 
-def _statuses(course_dir: Path, assignment: str) -> dict[str, tuple[str, str]]:
+def _statuses(course_dir: Path, assignment: str) -> dict[str, tuple[str, str, list[str]]]:
     from graders.autograde.status import StatusStore
     try:
         store = StatusStore(course_dir)
     except (ValueError, TypeError):
         return {}
-    return {r.student: (r.status, r.reason) for r in store.records.values() if r.assignment == assignment}
+    return {r.student: (r.status, r.reason, list(r.flags)) for r in store.records.values()
+            if r.assignment == assignment}
 
 
 def _gradebook_scores(course_dir: Path, assignment: str) -> dict[str, dict[str, tuple[float, float]]]:
@@ -203,9 +206,9 @@ def load(course_dir: Path, assignment: str) -> AssignmentResults:
         per = scores[student]
         nb = notebooks[student]
         cells = {_grade_id(c): c for c in nb.cells if _grade_id(c)} if nb is not None else {}
-        status, reason = statuses.get(student, ("ok", ""))
+        status, reason, flags = statuses.get(student, ("ok", "", []))
         result = StudentResult(student, status, reason, score=sum(s for s, _ in per.values()),
-                               max_score=sum(m for _, m in per.values()))
+                               max_score=sum(m for _, m in per.values()), flags=flags)
         for exercise in exercises.values():
             result.scores[exercise.name] = sum(per.get(t, (0.0, 0.0))[0] for t in exercise.tests)
             lost = [t for t in exercise.tests if per.get(t, (0.0, 1.0))[0] < per.get(t, (0.0, 1.0))[1]]
@@ -246,3 +249,8 @@ def misconceptions(counter: Counter) -> list[tuple[str, int]]:
 def problems(results: AssignmentResults) -> list[StudentResult]:
     """Students whose run did not end ok: whom the instructor should look at."""
     return [s for s in results.students if s.status != "ok"]
+
+
+def flagged(results: AssignmentResults) -> list[StudentResult]:
+    """Students whose code the static review flagged: whom a grader should read."""
+    return [s for s in results.students if s.flags]

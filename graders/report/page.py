@@ -10,6 +10,9 @@ at least one exercise (for ``correct``: in every exercise). ``misconception`` is
 identifier from the checks' ``[mc:...]`` markers, or one of ``unclassified`` (lost points,
 no identifier), ``unanswered``, ``not graded`` (nothing ran), ``correct``. ``of`` counts
 every student in the gradebook for the assignment; ``share`` is students / of.
+
+The HTML also lists the submissions the static review flagged (graders.autograde.review),
+each with its quoted lines: their scores stand until a grader has read them.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from .model import (
     ReportError,
     assignment_counts,
     exercise_counts,
+    flagged,
     graded_assignments,
     load,
     misconceptions,
@@ -173,7 +177,22 @@ def render_html(results: AssignmentResults) -> str:
                             [(s.student, s.status, f"{s.score:g}/{s.max_score:g}", s.reason) for s in trouble]))
     else:
         parts.append("<p>Every submission ran to the end (status ok).</p>")
+    parts.append(_flagged_section(flagged(results)))
     return PAGE.format(title=html.escape(f"{results.assignment} report"), body="\n".join(parts))
+
+
+def _flagged_section(students: list) -> str:
+    """The submissions whose code reaches for the grader, each with its quoted lines."""
+    head = ('<h2 id="flagged">Flagged by the static review</h2>\n<p>Code that reaches for the grader or the '
+            "test machinery. The score stands; the test cells concerned wait for a grade by hand in the "
+            "formgrader.</p>")
+    if not students:
+        return head.split("\n")[0] + "\n<p>No submission was flagged.</p>"
+    rows = "".join(f"<tr><td>{html.escape(s.student)}</td><td>{s.score:g}/{s.max_score:g}</td><td><ul>"
+                   + "".join(f"<li><code>{html.escape(q)}</code></li>" for q in s.flags) + "</ul></td></tr>"
+                   for s in students)
+    return (f"{head}\n<table class=\"flagged\"><thead><tr><th>student</th><th>score</th><th>quoted lines</th>"
+            f"</tr></thead><tbody>{rows}</tbody></table>")
 
 
 PAGE = """<!DOCTYPE html>
@@ -185,6 +204,8 @@ th, td {{ border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: left; vert
 th {{ background: #f0f0f0; }}
 img.plot {{ display: block; max-width: 100%; margin: 0.5rem 0; }}
 section.exercise {{ border-top: 1px solid #ddd; margin-top: 1rem; }}
+table.flagged ul {{ margin: 0; padding-left: 1rem; }}
+table.flagged code {{ white-space: pre-wrap; }}
 </style></head>
 <body>
 {body}
