@@ -12,8 +12,8 @@ draw     ``draw_table(result, ax)``: first what the result reads (the followed e
          cells in each operand, worked out from the strides), then the strides rows, then each
          shape's sizes (a missing axis marked, a stretched size reading "1 → n"), the verdict
          and the result; an outer product is flagged in the heading.
-explore  ``explore()``: two shapes and an element of the result, typed as text ("64, 1",
-         "768" and "63, 767").
+explore  ``explore()``: two shapes and an element of the result, typed as text ("3",
+         "4, 1" and "2, 1"; an empty element follows the last one).
 """
 
 from __future__ import annotations
@@ -282,7 +282,7 @@ def draw_table(result: Broadcast, ax=None):
 
 # --------------------------------------------------------------------------- explore
 
-def explore(a: str = "64, 1", b: str = "768", index: str = ""):
+def explore(a: str = "3", b: str = "4, 1", index: str = "2, 1"):
     """The broadcasting explorer widget (a ``helpers.explorer.Explorer``); an empty index
     follows the result's last element."""
     import ipywidgets as widgets

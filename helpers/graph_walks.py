@@ -11,6 +11,10 @@ Three layers:
   counts those of a walk that first sums what arrives and then calls each node once. Both
   are counted on the graph (paths by dynamic programming), without walking it.
   ``counts(kind, depth)`` gives both for every depth from 1 to ``depth``.
+  ``engine_calls(output, inputs)`` runs ``torch.autograd.grad`` and counts the calls its
+  engine makes (a pre-hook on every node).
+  For the tests of a hand-written walk, ``counted_chain(depth, skip)`` records a chain of
+  custom nodes that count how often a walk calls them (and refuse past a budget).
 * draw    ``draw_counts(result, ax=None)``: both counts against depth, on a log scale.
 * explore ``explore()``: the repeated step and the depth.
 """
@@ -104,6 +108,84 @@ def path_calls(graph: Graph) -> int:
 def node_calls(graph: Graph) -> int:
     """Node calls of a walk that sums the arriving adjoints and calls each node once."""
     return len(graph.ops)
+
+
+def engine_calls(output: torch.Tensor, inputs) -> tuple[tuple, int]:
+    """``torch.autograd.grad(output, inputs)`` and the number of operation-node calls its
+    engine made, counted by a pre-hook on each node (removed afterwards)."""
+    calls = [0]
+
+    def count(_grads):
+        calls[0] += 1
+    handles = [node.register_prehook(count) for node in read_graph(output).ops]
+    try:
+        grads = torch.autograd.grad(output, inputs)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return grads, calls[0]
+
+
+class BudgetSpent(RuntimeError):
+    """A counted chain's nodes were called more often than the budget allows."""
+
+
+@dataclass
+class CountedChain:
+    output: torch.Tensor
+    leaf: torch.Tensor
+    nodes: int                       # operation nodes in the graph
+    counter: list                    # [calls so far]
+
+    @property
+    def calls(self) -> int:
+        return self.counter[0]
+
+
+def counted_chain(depth: int, skip: bool = False, budget: int | None = None,
+                  x: float = 1.0) -> CountedChain:
+    """``y ← y + y`` repeated ``depth`` times (each node uses the one below it twice), or
+    with ``skip`` ``y ← ½·(½·y) + y`` (a path two nodes longer beside a direct edge), made of
+    custom autograd nodes that count every call a walk makes (``node(adjoint)`` works on them
+    as on torch's own nodes) and raise ``BudgetSpent`` past ``budget`` calls (default: ten
+    times the number of nodes), so that a walk whose work grows with the number of paths
+    stops early."""
+    counter = [0]
+    limit = budget if budget is not None else 10 * depth * (3 if skip else 1)
+
+    def tick():
+        counter[0] += 1
+        if counter[0] > limit:
+            raise BudgetSpent(f"the walk called this graph's nodes more than {limit} times "
+                              "(the budget of the grader's counted graph)")
+
+    class Add(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a + b
+
+        @staticmethod
+        def backward(ctx, g):
+            tick()
+            return g, g
+
+    class Half(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 0.5
+
+        @staticmethod
+        def backward(ctx, g):
+            tick()
+            return g * 0.5
+
+    for function in (Add, Half):     # a custom node is not callable; torch's own nodes are
+        function._backward_cls.__call__ = lambda self, *grads: self.apply(*grads)
+    leaf = torch.tensor(float(x), dtype=torch.float64, requires_grad=True)
+    y = leaf
+    for _ in range(depth):
+        y = Add.apply(Half.apply(Half.apply(y)), y) if skip else Add.apply(y, y)
+    return CountedChain(y, leaf, depth * (3 if skip else 1), counter)
 
 
 @dataclass(frozen=True)

@@ -156,7 +156,7 @@ def test_strides_as_broadcast_are_torchs(pair):
 def test_the_picture_reads_cleanly(a, b):
     """No text over other text, out of its cell or out of the figure, at the explorer's size;
     the heading starts at the top (issue 30: an empty band sat above it)."""
-    explorer = B.explore(a=a, b=b)
+    explorer = B.explore(a=a, b=b, index="")
     assert problems(explorer.figure) == []
     tops = [t.get_window_extent().y1 for t in explorer.figure.texts]
     assert max(tops) > explorer.figure.bbox.height - 30  # within 30 px of the top

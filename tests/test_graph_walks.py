@@ -5,12 +5,15 @@ that calls each node once); each counts the node calls it makes, and both must g
 autograd's own gradients. The model's counts, made on the graph without walking it, must
 equal what the walks counted."""
 
+import math
+
 import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import graph_walks as G
+from helpers.refuse import Refused, refusing
 
 
 def _as_tuple(adjoints):
@@ -70,10 +73,12 @@ def test_counts_equal_the_calls_real_walks_make(kind, depth):
     graph = G.read_graph(output)
     (slow,), slow_calls = walk_every_path(output, [leaf])
     (fast,), fast_calls = walk_each_node(output, [leaf])
-    (want,) = torch.autograd.grad(output, leaf)
+    (want,) = torch.autograd.grad(output, leaf, retain_graph=True)
     assert torch.allclose(slow.detach(), want) and torch.allclose(fast.detach(), want)
     assert G.path_calls(graph) == slow_calls
     assert G.node_calls(graph) == fast_calls
+    (engine,), engine_calls = G.engine_calls(output, leaf)
+    assert torch.equal(engine, want) and engine_calls == fast_calls
     result = G.counts(kind, depth)
     assert (result.every_path[-1], result.each_node[-1]) == (slow_calls, fast_calls)
 
@@ -114,7 +119,7 @@ def test_random_graphs(choices):
     graph = G.read_graph(out)
     slow, slow_calls = walk_every_path(out, [x, y])
     fast, fast_calls = walk_each_node(out, [x, y])
-    want = torch.autograd.grad(out, [x, y], allow_unused=True)
+    want = torch.autograd.grad(out, [x, y], allow_unused=True, retain_graph=True)
     for s, f, w in zip(slow, fast, want):
         if w is None:
             assert s is None and f is None
@@ -122,6 +127,8 @@ def test_random_graphs(choices):
             assert torch.allclose(s.detach(), w) and torch.allclose(f.detach(), w)
     assert G.path_calls(graph) == slow_calls
     assert G.node_calls(graph) == fast_calls
+    if all(w is not None for w in want):
+        assert G.engine_calls(out, [x, y])[1] == fast_calls
 
 
 def test_an_input_that_needs_no_gradient_is_no_edge():
@@ -149,3 +156,37 @@ def test_the_explorer_follows_its_controls():
     assert explorer.error is None and explorer.result.every_path[-1] == 2 ** 18 - 1
     explorer.controls["kind"].value = "y = sin(y)"
     assert explorer.error is None and explorer.result.every_path[-1] == 18
+
+
+@pytest.mark.parametrize("skip", [False, True])
+def test_a_counted_chain_counts_each_call_and_stops_a_walk_along_every_path(skip):
+    chain = G.counted_chain(12, skip=skip)
+    (fast,), fast_calls = walk_each_node(chain.output, [chain.leaf])
+    assert chain.calls == fast_calls == chain.nodes
+    want = 2.0 ** 12 if not skip else 1.25 ** 12
+    assert math.isclose(fast.item(), want)
+    (engine,), _ = G.engine_calls(chain.output, chain.leaf)
+    assert math.isclose(engine.item(), want)
+    chain = G.counted_chain(30, skip=skip)
+    with pytest.raises(G.BudgetSpent, match="more than"):
+        walk_every_path(chain.output, [chain.leaf])
+    assert chain.calls == 10 * chain.nodes + 1
+
+
+def test_refusing_refuses_and_restores():
+    x = torch.tensor(1.0, requires_grad=True)
+    backward, grad = torch.Tensor.backward, torch.autograd.grad
+    with refusing(["torch.Tensor.backward", "torch.autograd.grad"], "call the nodes"):
+        with pytest.raises(Refused, match="call the nodes"):
+            (x * 2).backward()
+        with pytest.raises(Refused, match="call the nodes"):
+            torch.autograd.grad(x * 2, x)
+        (calls,) = walk_each_node(x * 3, [x])[0]
+    assert calls.item() == 3
+    assert torch.Tensor.backward is backward and torch.autograd.grad is grad
+    with pytest.raises(ZeroDivisionError):
+        with refusing(["torch.func.vmap", "torch.autograd.functional.jacobian"], "no"):
+            1 / 0
+    assert torch.func.vmap.__name__ == "vmap"
+    with pytest.raises(ValueError, match="names nothing"):
+        refusing(["nowhere.at_all"], "no")

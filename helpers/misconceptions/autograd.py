@@ -51,24 +51,12 @@ ENTRIES: dict[str, Misconception] = {
     "autograd.grad-overwrites": Misconception(
         "each backward replaces .grad",
         ("02_autograd-quiz-accumulate",)),
-    "autograd.int-requires-grad": Misconception(
-        "an integer tensor can require grad, so the dtype can be set afterwards",
-        ("02_autograd-why-none",)),
-    "autograd.leaf-creation": Misconception(
-        "a leaf can be made some other way than creating the tensor",
-        ("02_autograd-why-none",)),
     "autograd.leaf-definition": Misconception(
         "a leaf must require grad",
         ("02_autograd-quiz-leaves",)),
-    "autograd.leaf-dtype": Misconception(
-        "the dtype can be changed after the leaf is made without consequence",
-        ("02_autograd-why-none",)),
     "autograd.leaf-needs-grad": Misconception(
         "only tensors that require grad are leaves",
         ("02_autograd-quiz-leaves",)),
-    "autograd.leaf-values": Misconception(
-        "the leaf may hold other values or another shape",
-        ("02_autograd-why-none",)),
     "autograd.local-derivative": Misconception(
         "the derivative of x² is x",
         ("02_autograd-quiz-accumulate",)),
@@ -81,22 +69,16 @@ ENTRIES: dict[str, Misconception] = {
     "autograd.no-grad-switches-off": Misconception(
         "no_grad switches requires_grad off on the tensors updated inside it",
         ("02_autograd-quiz-no-grad",)),
-    "autograd.no-requires-grad": Misconception(
-        "backward fills .grad of a tensor that does not require grad",
-        ("02_autograd-why-none",)),
     "autograd.one-path": Misconception(
         "a gradient follows one path from a variable to the output",
         ("02_autograd-quiz-seed", "02_autograd-fanout")),
-    "autograd.op-after-requires-grad": Misconception(
-        "an operation after requires_grad=True keeps the leaf",
-        ("02_autograd-why-none",)),
     "autograd.product-rule": Misconception(
         "the two parts of the product rule multiply",
         ("02_autograd-fanout",)),
     "autograd.quiz-type": Misconception(
         "a count, number or boolean quiz can be answered with another type",
         ("02_autograd-quiz-leaves", "02_autograd-quiz-seed", "02_autograd-fanout",
-         "02_autograd-quiz-accumulate", "02_autograd-quiz-no-grad")),
+         "02_autograd-quiz-accumulate", "02_autograd-quiz-no-grad", "02_autograd-quiz-walk-calls")),
     "function.backward": Misconception(
         "a custom backward need not return grad_out times the local derivative",
         ("02_autograd-function",)),
@@ -106,11 +88,11 @@ ENTRIES: dict[str, Misconception] = {
     "function.ignores-grad-out": Misconception(
         "backward returns the local derivative alone, without grad_out",
         ("02_autograd-function",)),
-    "function.save-for-backward": Misconception(
-        "backward can read what forward never saved",
-        ("02_autograd-function",)),
     "function.one-grad-per-input": Misconception(
         "backward may return fewer gradients than forward has inputs, or in another order",
+        ("02_autograd-function",)),
+    "function.save-for-backward": Misconception(
+        "backward can read what forward never saved",
         ("02_autograd-function",)),
     "function.scale-factor": Misconception(
         "a factor that multiplies a function drops out of its derivative",
@@ -121,6 +103,27 @@ ENTRIES: dict[str, Misconception] = {
     "function.wrong-derivative": Misconception(
         "the derivative of tanh(x) is 1 - tanh(x) or 1 - x² (anything but 1 - tanh(x)²)",
         ("02_autograd-function",)),
+    "hvp.built-hessian": Misconception(
+        "H·v may be computed by building H (or its rows), n backward passes",
+        ("02_autograd-hvp",)),
+    "hvp.caller-x": Misconception(
+        "computing H·v for a caller may change its x (requires_grad, values or .grad)",
+        ("02_autograd-hvp",)),
+    "hvp.create-graph": Misconception(
+        "a gradient computed without create_graph can be differentiated again",
+        ("02_autograd-hvp",)),
+    "hvp.first-order": Misconception(
+        "H·v is the gradient times v, entry by entry",
+        ("02_autograd-hvp",)),
+    "hvp.library": Misconception(
+        "a Hessian-vector product has to come from a library's hvp or hessian",
+        ("02_autograd-hvp",)),
+    "hvp.ones": Misconception(
+        "H·v is the gradient of the summed gradient (that is H·1)",
+        ("02_autograd-hvp",)),
+    "hvp.rule": Misconception(
+        "H·v comes some other way than differentiating ∇f(x)·v again",
+        ("02_autograd-hvp",)),
     "mlp.bias-sum": Misconception(
         "a bias gradient is the batch mean of the adjoint, or keeps the batch dim",
         ("02_autograd-mlp-backward",)),
@@ -133,29 +136,35 @@ ENTRIES: dict[str, Misconception] = {
     "mlp.missing-factor-2": Misconception(
         "the derivative of a squared error (y − t)² is (y − t)",
         ("02_autograd-mlp-backward",)),
-    "mlp.tied-one-path": Misconception(
-        "a weight used twice (tied) gets the gradient of one use only",
-        ("02_autograd-mlp-backward",)),
     "mlp.relu-mask": Misconception(
         "the ReLU passes every adjoint backwards",
+        ("02_autograd-mlp-backward",)),
+    "mlp.tied-one-path": Misconception(
+        "a weight used twice (tied) gets the gradient of one use only",
         ("02_autograd-mlp-backward",)),
     "mlp.weight-grad-transpose": Misconception(
         "a weight's gradient has the same form whichever way round the weight multiplies",
         ("02_autograd-mlp-backward",)),
-    "ste.detach-part": Misconception(
-        "a straight-through estimator is something other than x plus a detached correction",
-        ("02_autograd-ste",)),
     "ste.detached-all": Misconception(
         "detaching the whole result keeps a gradient",
         ("02_autograd-ste",)),
     "ste.identity-backward": Misconception(
         "a straight-through estimator may scale or mix the gradient arriving at it",
         ("02_autograd-ste",)),
-    "ste.round-flat": Misconception(
-        "torch.round passes a gradient of 1",
+    "ste.rule": Misconception(
+        "a straight-through estimator's value and gradient come from one expression",
+        ("02_autograd-ste",)),
+    "ste.sign-flat": Misconception(
+        "torch.sign passes a gradient",
+        ("02_autograd-ste",)),
+    "ste.unclipped": Misconception(
+        "a clipped straight-through estimator passes the gradient outside its window too",
         ("02_autograd-ste",)),
     "ste.value": Misconception(
         "the estimator's value may differ from torch.round(x)",
+        ("02_autograd-ste",)),
+    "ste.window-edges": Misconception(
+        "the window [-1, 1] of a clipped estimator leaves out its ends",
         ("02_autograd-ste",)),
     "vjp.caller-grad": Misconception(
         "computing gradients for a caller may change its tensor (its requires_grad or .grad)",
@@ -181,14 +190,33 @@ ENTRIES: dict[str, Misconception] = {
     "vjp.sum-is-vjp": Misconception(
         "the gradient of the summed loss is every sample's gradient",
         ("02_autograd-vjp",)),
+    "walk.calls-per-node": Misconception(
+        "a walk along every path calls each node once, or twice",
+        ("02_autograd-quiz-walk-calls",)),
+    "walk.every-path": Misconception(
+        "backward follows every path (exponential in depth) instead of calling each node once",
+        ("02_autograd-quiz-walk-calls", "02_autograd-walk")),
     "walk.first-input-only": Misconception(
         "a node's gradient goes only to its first input",
         ("02_autograd-walk",)),
+    "walk.leaf-calls": Misconception(
+        "a leaf's AccumulateGrad counts as a node call",
+        ("02_autograd-quiz-walk-calls",)),
     "walk.leaf-total": Misconception(
         "a leaf's gradient need not be collected at its AccumulateGrad node",
         ("02_autograd-walk",)),
     "walk.node-call": Misconception(
         "grad_fn nodes cannot be called on an adjoint",
+        ("02_autograd-walk",)),
+    "walk.order": Misconception(
+        "a node may be called as soon as one adjoint reaches it, before all its consumers have "
+        "sent theirs",
+        ("02_autograd-walk",)),
+    "walk.paths-double": Misconception(
+        "a per-path walk calls its lowest node 2^depth times in all, not 1 + 2 + … over the nodes",
+        ("02_autograd-quiz-walk-calls",)),
+    "walk.unused-leaf": Misconception(
+        "a leaf the output does not use gets a zero gradient rather than None",
         ("02_autograd-walk",)),
     "walk.used-autograd": Misconception(
         "walking grad_fn by hand may call backward",

@@ -24,11 +24,8 @@ ENTRIES: dict[str, Misconception] = {
     "broadcast.axis-counting": Misconception(
         "a failing axis is named by its position from the left",
         ("01_tensors-quiz-failing-axis",)),
-    "broadcast.bigger-operand": Misconception(
-        "the broadcast result is simply the larger operand's shape",
-        ("01_tensors-quiz-broadcast",)),
-    "broadcast.drop-leading": Misconception(
-        "a missing leading axis drops out of the result",
+    "broadcast.first-operand-rows": Misconception(
+        "the first operand of a broadcast gives the result's rows, whatever its shape",
         ("01_tensors-quiz-broadcast",)),
     "broadcast.leading-stride": Misconception(
         "an axis that broadcasting adds in front gets a nonzero stride",
@@ -36,27 +33,29 @@ ENTRIES: dict[str, Misconception] = {
     "broadcast.mismatch-allowed": Misconception(
         "two different sizes, neither 1, still broadcast somehow",
         ("01_tensors-broadcast",)),
-    "broadcast.numel-add": Misconception(
-        "a broadcast result's element count is a sum of sizes or of operands' elements",
-        ("01_tensors-quiz-broadcast",)),
     "broadcast.one-is-mismatch": Misconception(
         "a size-1 axis against a larger size is a mismatch",
         ("01_tensors-quiz-failing-axis",)),
     "broadcast.one-way": Misconception(
         "broadcasting to a target can shrink a size to 1 or drop an axis",
         ("01_tensors-broadcast",)),
-    "broadcast.pairwise-shape": Misconception(
-        "an all-pairs result need not have one entry per pair (N, M)",
-        ("01_tensors-pairwise",)),
     "broadcast.quiz-type": Misconception(
         "a shape/axis/count quiz can be answered with something other than an int",
         ("01_tensors-quiz-broadcast", "01_tensors-quiz-failing-axis")),
-    "broadcast.rowwise-not-pairwise": Misconception(
-        "a - b pairs every row of a with every row of b",
-        ("01_tensors-pairwise",)),
+    "broadcast.reads": Misconception(
+        "a broadcast result's element reads something other than each operand at its own index (0 "
+        "where stretched)",
+        ("01_tensors-quiz-broadcast",)),
     "broadcast.rule": Misconception(
-        "the broadcasting rule is applied some other way than right-aligned, equal-or-1, take the larger",
-        ("01_tensors-quiz-broadcast", "01_tensors-quiz-failing-axis")),
+        "the broadcasting rule is applied some other way than right-aligned, equal-or-1, take the "
+        "larger",
+        ("01_tensors-quiz-failing-axis",)),
+    "broadcast.same-index": Misconception(
+        "every operand of a broadcast is read at the result's own index",
+        ("01_tensors-quiz-broadcast",)),
+    "broadcast.squeeze-leading": Misconception(
+        "an operand's leading size-1 axes may be dropped to fit a target with fewer dims",
+        ("01_tensors-broadcast",)),
     "broadcast.stretch-keeps-stride": Misconception(
         "a stretched size-1 axis keeps its stride (it is read with stride 0)",
         ("01_tensors-broadcast",)),
@@ -87,18 +86,46 @@ ENTRIES: dict[str, Misconception] = {
     "inplace.alias-not-copy": Misconception(
         "a second name for a tensor (before = t) keeps its old values",
         ("01_tensors-relu",)),
+    "inplace.compare-sums": Misconception(
+        "a tensor whose sum (or mean, or sorted values) is unchanged is unchanged",
+        ("01_tensors-relu",)),
     "inplace.detect": Misconception(
         "a write into an argument is found some other way than comparing a copy before and after the call",
         ("01_tensors-relu",)),
     "inplace.edits-caller": Misconception(
         "x[mask] = 0 or a trailing-underscore method inside a function leaves the caller's tensor alone",
         ("01_tensors-relu",)),
+    "inplace.nan-unequal": Misconception(
+        "a NaN that is still NaN has changed (NaN == NaN is False)",
+        ("01_tensors-relu",)),
     "inplace.output-not-input": Misconception(
         "what a function returns tells what it did to its argument",
+        ("01_tensors-relu",)),
+    "inplace.tolerance": Misconception(
+        "a change within allclose's tolerance is no change",
         ("01_tensors-relu",)),
     "inplace.view-is-write": Misconception(
         "returning a view of the argument (shared memory) is a write into it",
         ("01_tensors-relu",)),
+    "join.cat-axis": Misconception(
+        "cat joins along another axis than dim",
+        ("01_tensors-quiz-join",)),
+    "join.cat-vs-stack": Misconception(
+        "cat and stack do the same, or each other's job",
+        ("01_tensors-quiz-join",)),
+    "join.quiz-format": Misconception(
+        "two shapes can be given in another form than a pair of integer tuples",
+        ("01_tensors-quiz-join",)),
+    "join.rule": Misconception(
+        "the shapes of stack and cat follow some other rule than a new axis at dim and sizes "
+        "adding up",
+        ("01_tensors-quiz-join",)),
+    "join.stack-at-end": Misconception(
+        "stack's new axis goes last whatever dim says",
+        ("01_tensors-quiz-join",)),
+    "join.stack-in-front": Misconception(
+        "stack's new axis goes first whatever dim says",
+        ("01_tensors-quiz-join",)),
     "numpy.bridge": Misconception(
         ".numpy() works on any tensor as it is",
         ("01_tensors-numpy",)),
@@ -114,12 +141,6 @@ ENTRIES: dict[str, Misconception] = {
     "numpy.shares-memory": Misconception(
         ".numpy() makes a copy (on the CPU it shares the tensor's memory)",
         ("01_tensors-numpy",)),
-    "pairwise.root": Misconception(
-        "squared distances need a square root",
-        ("01_tensors-pairwise",)),
-    "pairwise.square-after-sum": Misconception(
-        "the squared distance is the square of the summed differences",
-        ("01_tensors-pairwise",)),
     "rank.argsort-is-not-rank": Misconception(
         "argsort's entry j is the rank of column j",
         ("01_tensors-rank",)),
@@ -138,12 +159,13 @@ ENTRIES: dict[str, Misconception] = {
     "rank.shape": Misconception(
         "a per-row count can be a float or keep other dims",
         ("01_tensors-rank",)),
+    "rank.ties-by-position": Misconception(
+        "a logit equal to the label's counts as larger when it comes first (ranks by sorted "
+        "position)",
+        ("01_tensors-rank",)),
     "reduce.pool-dims": Misconception(
         "global average pooling reduces other dims than height and width, or keeps them",
         ("01_tensors-shapes",)),
-    "reduce.wrong-dim": Misconception(
-        "a reduction over the points gives per-pair distances",
-        ("01_tensors-pairwise",)),
     "shapes.flatten": Misconception(
         "flattening an image batch can merge the batch dim or reorder memory",
         ("01_tensors-shapes",)),
@@ -215,6 +237,10 @@ ENTRIES: dict[str, Misconception] = {
         ("01_tensors-offset",)),
     "views.cells": Misconception(
         "sharing memory is decided by something other than one storage and a common cell",
+        ("01_tensors-cells",)),
+    "views.cells-arithmetic": Misconception(
+        "arithmetic on offsets and strides (overlapping spans, a common step) decides whether two "
+        "views share a cell",
         ("01_tensors-cells",)),
     "views.copy-not-view": Misconception(
         "a result with the right values is as good as a view (it copies: writes no longer reach it)",

@@ -12,7 +12,8 @@
 # - create tensors and choose a dtype on purpose (float32, float16 vs bfloat16, int64, uint8);
 # - compute strides and the storage position of any element, and predict contiguity;
 # - tell a view from a copy, and know when `.view` fails and `.reshape` copies;
-# - predict a broadcast shape or the axis PyTorch rejects, and spot the silent outer product;
+# - work out what broadcasting reads, and find the shape bugs it hides;
+# - join, select and contract tensors (`cat`, `stack`, `where`, `einsum`, `index_add_`);
 # - use in-place ops, the NumPy bridge, indexing, masks and `gather` safely, on any device.
 #
 # **Prerequisites**: Python and a little NumPy. No GPU needed.
@@ -61,7 +62,7 @@ print(torch.zeros_like(a), torch.full_like(a, 7).dtype)
 # PyTorch's default floating dtype is float32, while NumPy's is float64: converting a NumPy
 # array keeps float64. Mixed with float32 tensors, an elementwise operation silently
 # promotes the result to float64 (twice the memory, slower), while a matrix product refuses
-# the mix (section 9). Integers default to int64. Indexing accepts int64 or int32 index
+# the mix (section 10). Integers default to int64. Indexing accepts int64 or int32 index
 # tensors (so does `gather` from torch 2.8 on, section 7), but `cross_entropy` wants its
 # class targets as int64 (it rejects int32).
 
@@ -124,12 +125,20 @@ with checks.because("[mc:dtype.quiz-format] Answer with a tuple of two numbers: 
     checks.expect_true(len(quiz_dtype) == 2 and all(isinstance(v, (int, float)) for v in quiz_dtype),
                        f"quiz_dtype = {quiz_dtype!r} is not two numbers.")
 ### BEGIN HIDDEN TESTS
-_bf16 = torch.tensor(1001.0).to(torch.bfloat16).item()
-_fp16 = torch.tensor(70000.0).to(torch.float16).item()
-checks.expect_true(float(quiz_dtype[0]) == _bf16,
+from helpers.grading import probe
+probe.answer("quiz_dtype")
+### JUDGE
+from helpers.grading.probe import got
+_said = got["quiz_dtype"]
+with checks.because("[mc:dtype.quiz-format] Answer with a tuple of two numbers: (1001 as "
+                    "bfloat16, 70000 as float16)."):
+    checks.answer("01_tensors-quiz-dtype", _said, "quiz_dtype", kind=(tuple, list))
+    checks.expect_true(len(_said) == 2 and all(type(v) in (int, float) for v in _said),
+                       f"quiz_dtype = {_said!r} is not two numbers.")
+checks.expect_true(_said[0] == 1000,
                    "[mc:dtype.bfloat16-step] bfloat16's 7 fraction bits make its numbers between "
                    "512 and 1024 lie 512·2⁻⁷ = 4 apart: 1001 rounds to the nearest of them.")
-checks.expect_true(float(quiz_dtype[1]) == _fp16,
+checks.expect_true(_said[1] == float("inf"),
                    "[mc:dtype.float16-range] float16's 5 exponent bits stop at 2¹⁵: its largest "
                    "finite value is just under 2¹⁶ = 65536, so 70000 becomes inf.")
 ### END HIDDEN TESTS
@@ -173,6 +182,23 @@ step16 = 2.0 ** (15 - 10)                 # float16's step between 2¹⁵ and 2�
 edge = torch.finfo(torch.float16).max + step16 / 2                 # half a step past the largest
 print(f"float16 step near its max {step16:g}:", torch.tensor([edge - 1, edge]).to(torch.float16).tolist(),
       "for", [edge - 1, edge])
+
+# %% [markdown]
+# **Which dtype does a mixed operation give?** `torch.result_type(a, b)` answers without
+# computing anything. A floating operand wins over an integer one, whatever its size. Within
+# one kind, a tensor with dimensions decides over a 0-d tensor, and a 0-d tensor over a
+# Python number; the loser only contributes its kind (a Python float turns an int32 tensor
+# into the default float dtype, float32):
+
+# %%
+i32, f16 = torch.tensor([1, 2], dtype=torch.int32), torch.tensor([1.0, 2.0], dtype=torch.float16)
+for left, right, what in [(i32, 2, "int32 tensor, Python int"),
+                          (i32, 2.5, "int32 tensor, Python float"),
+                          (i32, torch.tensor(2), "int32 tensor, 0-d int64 tensor"),
+                          (i32, torch.tensor([2]), "int32 tensor, 1-d int64 tensor"),
+                          (f16, torch.tensor(2.0, dtype=torch.float64), "float16 tensor, 0-d float64"),
+                          (f16, torch.tensor([2.0], dtype=torch.float64), "float16 tensor, 1-d float64")]:
+    print(f"{what:32} -> {torch.result_type(left, right)}")
 
 # %% [markdown]
 # ## 2. Storage and strides
@@ -224,7 +250,13 @@ quiz_offset = 11
 with checks.because("[mc:strides.quiz-type] The answer is one storage position, a whole number."):
     checks.answer("01_tensors-quiz-offset", quiz_offset, "quiz_offset", kind=int)
 ### BEGIN HIDDEN TESTS
-checks.expect_true(quiz_offset == torch.arange(20).view(4, 5).t()[1, 2].item(),
+from helpers.grading import probe
+probe.answer("quiz_offset")
+### JUDGE
+from helpers.grading.probe import got
+with checks.because("[mc:strides.quiz-type] The answer is one storage position, a whole number."):
+    checks.answer("01_tensors-quiz-offset", got["quiz_offset"], "quiz_offset", kind=int)
+checks.expect_true(got["quiz_offset"] == 11,
                    "[mc:strides.offset-formula] Use offset = i·s0 + j·s1 with the strides of the "
                    "transpose: (4, 5) has strides (5, 1), and its transpose swaps them to (1, 5).")
 ### END HIDDEN TESTS
@@ -256,7 +288,7 @@ checks.expect_true(quiz_offset == torch.arange(20).view(4, 5).t()[1, 2].item(),
 # 3. Predict the strides of `torch.zeros(1, 3).expand(4, 3)`, then set shape `1, 3`, op
 #    `expand` with `4, 3` and **then** `none`: notice the stride 0 and the ×4 above each storage
 #    cell. Explain why writing into one element of this tensor would change four (section
-#    9 shows PyTorch refusing it).
+#    10 shows PyTorch refusing it).
 
 # %%
 import helpers.strides  # so that this cell also runs on its own after a restart
@@ -316,11 +348,41 @@ checks.expect_true(_error is None,
                    "fails for a shape this large.")
 checks.expect_type(_got, (tuple, list, torch.Size), f"row_major_strides({_huge})")
 ### BEGIN HIDDEN TESTS
-for _shape in [(1,), (3, 1), (2, 3, 4, 5), (5, 1, 1, 2), (6, 7, 8), (), _huge, (10 ** 7, 3, 10 ** 5)]:
-    _want = torch.empty(_shape, device="meta").stride()      # the meta device allocates nothing
-    with checks.explain_errors({"": _hint}, f"row_major_strides({_shape})"):
-        _got = tuple(row_major_strides(_shape))
-    checks.expect_true(_got == _want, f"row_major_strides({_shape}) should be {_want}. {_hint}")
+from helpers.grading import probe
+for shape in [(2, 3), (4, 5, 6), (7,), (2, 1, 3), (1,), (3, 1), (2, 3, 4, 5), (5, 1, 1, 2),
+              (6, 7, 8), (), (10 ** 6,) * 3, (10 ** 7, 3, 10 ** 5)]:
+    probe.call(f"row_major_strides({shape})", row_major_strides, shape)
+### JUDGE
+from helpers.grading.probe import got
+from helpers import judged
+
+_hint = ("[mc:strides.row-major-rule] A dim's stride is the product of the sizes of all "
+         "the dims after it; the last dim's stride is 1.")
+for _shape in [(2, 3), (4, 5, 6), (7,), (2, 1, 3), (1,), (3, 1), (2, 3, 4, 5), (5, 1, 1, 2),
+               (6, 7, 8), (), (10 ** 6,) * 3, (10 ** 7, 3, 10 ** 5)]:
+    _key = f"row_major_strides({_shape})"
+    _error = judged.raised(_key)
+    checks.expect_true(_error is None or max(_shape, default=0) < 10 ** 6,
+                       f"{_key} raised {_error and _error.type_name}. [mc:strides.made-a-tensor] The "
+                       "strides follow from the shape alone: making a tensor to read its .stride() "
+                       "fails for a shape this large.")
+    _got = judged.value(_key, {"": _hint})
+    with checks.because(_hint):
+        checks.expect_type(_got, (tuple, list, torch.Size), _key)
+    _got, _want = tuple(_got), torch.empty(_shape, device="meta").stride()   # meta allocates nothing
+    _wrong = {
+        torch.empty(_shape[::-1], device="meta").stride()[::-1]:
+            "[mc:strides.column-major] These are column-major (Fortran) strides: in PyTorch "
+            "the last dim moves by 1 and the first by the most.",
+        tuple(_shape[1:]) + (1,): "[mc:strides.next-size-only] A dim's stride is the product "
+                                  "of ALL the sizes after it, not just the next one.",
+        tuple(s * n for s, n in zip(_want, _shape)):
+            "[mc:strides.include-own-size] Each stride includes its own dim's size: a step "
+            "along dim k skips the sizes AFTER k only, so the last stride is 1."}
+    if _shape:                      # the rules' wrong forms mean nothing for the 0-d shape
+        checks.reject(_got, {k: why for k, why in _wrong.items() if k != _want}, _key)
+    checks.expect_true(_got == _want and all(type(s) is int for s in _got),
+                       f"{_key} should be {_want}. {_hint}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -379,19 +441,75 @@ for _x, _k, _name in [(_base[3:9], 3, "windows(base[3:9], 3)"),
                        f"{_name} is a copy. [mc:views.copy-not-view] Build the windows over x's "
                        "own storage (torch.as_strided), without stack, clone or contiguous().")
 ### BEGIN HIDDEN TESTS
-_m = torch.arange(24.0).view(4, 6)
-for _x, _k, _name in [(torch.arange(10.0), 4, "a whole arange"), (torch.arange(30.0)[5:20:3], 2, "a stepped slice"),
-                      (_m[:, 2], 2, "a column of a (4, 6) matrix"), (_m[1], 1, "k = 1"),
-                      (torch.arange(7.0)[2:], 5, "k = n: one window"), (_m.t()[3, 1:], 3, "a row of a transpose")]:
-    _want = torch.stack([_x[i:i + _k] for i in range(len(_x) - _k + 1)])
-    with checks.explain_errors({"": _hint}, f"windows on {_name}"):
-        _got = windows(_x, _k)
-    checks.expect_true(isinstance(_got, torch.Tensor) and _got.shape == _want.shape
-                       and torch.equal(_got, _want), f"windows is wrong on {_name}, k = {_k}. {_hint}")
-    _x[-1] = -1.0                                    # a write into x shows in the view
-    checks.expect_true(_got[-1, -1].item() == -1.0,
-                       f"windows on {_name} did not see a write into x. [mc:views.copy-not-view] "
-                       "The windows must be a view of x's storage, not a copy.")
+from helpers.grading import probe
+
+
+def cases():
+    base, m = torch.arange(40.0), torch.arange(24.0).view(4, 6)
+    return [(base[3:9], 3, "base[3:9], k = 3"), (base[1:21:2], 2, "base[1:21:2], k = 2"),
+            (torch.arange(10.0), 4, "a whole arange, k = 4"),
+            (torch.arange(30.0)[5:20:3], 2, "a stepped slice, k = 2"),
+            (m[:, 2], 2, "a column of a (4, 6) matrix, k = 2"), (m[1], 1, "k = 1"),
+            (torch.arange(7.0)[2:], 5, "k = n: one window"), (m.t()[3, 1:], 3, "a row of a transpose, k = 3")]
+
+
+def run(x, k):
+    result = windows(x, k)
+    seen = {"windows": result.clone(),
+            "view of x": result.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()}
+    x[-1] = -1.0                                     # a write into x shows in a view
+    seen["sees a write into x"] = bool(result[-1, -1] == -1.0)
+    return seen
+
+
+for x, k, name in cases():
+    probe.call(f"windows on {name}", run, x, k)
+### JUDGE
+from helpers.grading.probe import got
+from helpers import judged
+
+_hint = ("[mc:strides.windows-recipe] Row i of the result is x[i:i + k]: work out how many "
+         "storage cells one step along each of its two dims moves, and where element (0, 0) sits.")
+_base, _m = torch.arange(40.0), torch.arange(24.0).view(4, 6)
+for _x, _k, _name in [(_base[3:9], 3, "base[3:9], k = 3"), (_base[1:21:2], 2, "base[1:21:2], k = 2"),
+                      (torch.arange(10.0), 4, "a whole arange, k = 4"),
+                      (torch.arange(30.0)[5:20:3], 2, "a stepped slice, k = 2"),
+                      (_m[:, 2], 2, "a column of a (4, 6) matrix, k = 2"), (_m[1], 1, "k = 1"),
+                      (torch.arange(7.0)[2:], 5, "k = n: one window"),
+                      (_m.t()[3, 1:], 3, "a row of a transpose, k = 3")]:
+    _key = f"windows on {_name}"
+    _seen = judged.value(_key, {"": _hint})
+    _got = _seen["windows"]
+    _rows, _o, _s = len(_x) - _k + 1, _x.storage_offset(), _x.stride(0)
+    with checks.because(_hint):
+        checks.expect_type(_got, torch.Tensor, _key)
+    with checks.because("[mc:windows.count] n − k + 1 windows of k: the last one starts at "
+                        "element n − k."):
+        checks.expect_shape(_got, (_rows, _k), _key)
+    _want = torch.stack([_x[i:i + _k] for i in range(_rows)])
+    _flat = _x.as_strided((_x.untyped_storage().nbytes() // _x.element_size(),), (1,), 0)
+    _wrong = {}
+    for _make, _why in [
+            (lambda: _flat[_o::_s][:_rows * _k].view(_rows, _k),
+             "[mc:strides.rows-cannot-overlap] These windows do not overlap: row i starts ONE "
+             "element of x after row i − 1, so consecutive rows share cells."),
+            (lambda: torch.stack([_flat[::_s][i:i + _k] for i in range(_rows)]),
+             "[mc:strides.offset-ignored] You started at storage cell 0: x is a slice, and its "
+             "first element sits at x.storage_offset()."),
+            (lambda: torch.stack([_flat[_o:][i:i + _k] for i in range(_rows)]),
+             "[mc:strides.step-one] x steps x.stride(0) cells from one element to the next, "
+             "not always 1.")]:
+        try:
+            _wrong_value = _make()
+        except RuntimeError:          # this x's storage is too short for that wrong recipe
+            continue
+        if _wrong_value.shape == _want.shape and not torch.equal(_wrong_value, _want):
+            _wrong[_wrong_value] = _why
+    checks.reject(_got, _wrong, _key)
+    checks.expect_true(torch.equal(_got, _want), f"{_key} is not right. {_hint}")
+    checks.expect_true(_seen["view of x"] and _seen["sees a write into x"],
+                       f"{_key} is a copy. [mc:views.copy-not-view] Build the windows over x's "
+                       "own storage (torch.as_strided), without stack, clone or contiguous().")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -484,19 +602,27 @@ with checks.because("[mc:strides.quiz-type] Answer with four booleans, one per t
     checks.expect_true(len(quiz_contiguous) == 4 and all(isinstance(v, bool) for v in quiz_contiguous),
                        f"quiz_contiguous = {quiz_contiguous!r} is not four booleans.")
 ### BEGIN HIDDEN TESTS
-_z = torch.zeros(3, 4)
-for _name, _t, _said, _why in [
-        ("z[1:]", _z[1:], quiz_contiguous[0],
+from helpers.grading import probe
+probe.answer("quiz_contiguous")
+### JUDGE
+from helpers.grading.probe import got
+_said = got["quiz_contiguous"]
+with checks.because("[mc:strides.quiz-type] Answer with four booleans, one per tensor."):
+    checks.answer("01_tensors-quiz-contiguous", _said, "quiz_contiguous", kind=(tuple, list))
+    checks.expect_true(len(_said) == 4 and all(type(v) is bool for v in _said),
+                       f"quiz_contiguous = {_said!r} is not four booleans.")
+for _name, _said_k, _want, _why in [
+        ("z[1:]", _said[0], True,
          "[mc:strides.offset-breaks-contiguity] z[1:] starts at cell 4 and its rows follow one "
          "another: strides (4, 1), those of a fresh (2, 4) tensor; the offset does not matter."),
-        ("z[:, :2]", _z[:, :2], quiz_contiguous[1],
+        ("z[:, :2]", _said[1], False,
          "[mc:strides.slice-is-contiguous] z[:, :2] keeps the stride 4 between rows that are now "
          "2 long: it skips two cells after every row."),
-        ("z.t().t()", _z.t().t(), quiz_contiguous[2],
+        ("z.t().t()", _said[2], True,
          "[mc:strides.transpose-sticks] The second transpose swaps the strides back to (4, 1)."),
-        ("z[::2]", _z[::2], quiz_contiguous[3],
+        ("z[::2]", _said[3], False,
          "[mc:strides.step-slice] z[::2] steps 8 cells from row to row, over rows of 4 cells.")]:
-    checks.expect_true(_said == _t.is_contiguous(), f"{_name}: {_why}")
+    checks.expect_true(_said_k == _want, f"{_name}: {_why}")
 ### END HIDDEN TESTS
 
 # %% wrong 01_tensors-quiz-contiguous
@@ -584,21 +710,65 @@ for (_a, _b), _want, _name, _why in _cases:
         checks.expect_type(_got, (bool, np.bool_), _name)
     checks.expect_true(bool(_got) == _want, f"{_name} returned {bool(_got)}. {_why}")
 ### BEGIN HIDDEN TESTS
-_y = torch.zeros(3, 4)
-for (_a, _b), _want, _name in [
-        ((_x, _x[2:]), True, "the base and its slice, base first"),
-        ((_y.t(), _y), True, "a transpose"), ((_y[:, 1], _y[1]), True, "a column and a row"),
-        ((_y[0], _y[2]), False, "two different rows"),
-        ((_y[:, ::2], _y[:, 1::2]), False, "even and odd columns"),
-        ((_y[:1].expand(5, 4), _y[0, 3]), True, "an expand and a 0-d element"),
-        ((_y[1, 1], _y.t()[1, 1]), True, "the same element reached twice (0-d)"),
-        ((_y[1:1], _y), False, "an empty slice (no cell at all)"),
-        ((_y[[0, 2]], _y), False, "fancy indexing (a copy)"),
-        ((_y.t().contiguous(), _y), False, "contiguous() of a transpose (a copy)"),
-        ((torch.zeros(3, 4)[1:], _y[1:]), False, "equal values in another storage")]:
-    with checks.explain_errors({"": _hint}, f"shares_cells for {_name}"):
-        _got = bool(shares_cells(_a, _b))
-    checks.expect_true(_got == _want, f"shares_cells is wrong for {_name}: it should say {_want}. {_hint}")
+from helpers.grading import probe
+
+x, y, t = torch.zeros(6), torch.zeros(3, 4), torch.zeros(16)
+diagonal, anti = t.as_strided((4,), (5,), 0), t.as_strided((4,), (3,), 3)
+for (a, b), name in [
+        ((x[:3], x[2:]), "x[:3] and x[2:]"), ((x[:2], x[4:]), "x[:2] and x[4:]"),
+        ((x[::2], x[1::2]), "x[::2] and x[1::2]"), ((x.clone(), x), "x.clone() and x"),
+        ((x, x[2:]), "the base and its slice, base first"),
+        ((y.t(), y), "a transpose"), ((y[:, 1], y[1]), "a column and a row"),
+        ((y[0], y[2]), "two different rows"), ((y[:, ::2], y[:, 1::2]), "even and odd columns"),
+        ((y[:1].expand(5, 4), y[0, 3]), "an expand and a 0-d element"),
+        ((y[1, 1], y.t()[1, 1]), "the same element reached twice (0-d)"),
+        ((y[1:1], y), "an empty slice (no cell at all)"), ((y[[0, 2]], y), "fancy indexing (a copy)"),
+        ((y.t().contiguous(), y), "contiguous() of a transpose (a copy)"),
+        ((torch.zeros(3, 4)[1:], y[1:]), "equal values in another storage"),
+        ((y[:, :2], y[:, 2:]), "the left and right halves of a (3, 4) tensor"),
+        ((x[0:6:5], x[1:4:2]), "x[0:6:5] and x[1:4:2]"),
+        ((diagonal, anti), "the diagonal and the anti-diagonal of a 4×4 grid"),
+        ((diagonal, t.view(4, 4)[2]), "the diagonal and row 2 of a 4×4 grid"),
+        ((y[2].expand(3, 4), y[:, 0]), "an expanded row and a column")]:
+    probe.call(f"shares_cells for {name}", shares_cells, a, b)
+### JUDGE
+from helpers.grading.probe import got
+from helpers import judged
+
+_hint = ("[mc:views.cells] Two tensors share a cell when they use one storage AND at least "
+         "one storage position is used by both (section 2's formula gives an element's position).")
+_arithmetic = ("[mc:views.cells-arithmetic] Arithmetic on offsets and strides (overlapping spans, a "
+               "common step) does not decide it: list the cells each one actually reaches, with "
+               "section 2's formula, and look for one in both.")
+for _name, _want, _why in [
+        ("x[:3] and x[2:]", True, "[mc:views.data-ptr] x[:3] and x[2:] both use cell 2, though "
+                                  "their first elements (data_ptr()) differ."),
+        ("x[:2] and x[4:]", False, "[mc:views.same-storage-same-cells] x[:2] and x[4:] use one "
+                                   "storage but different cells (0, 1 and 4, 5), whatever values "
+                                   "those hold: a write through one never changes the other."),
+        ("x[::2] and x[1::2]", False, "[mc:views.range-overlap] x[::2] uses cells 0, 2, 4 and "
+                                      "x[1::2] cells 1, 3, 5: their ranges overlap but no cell is "
+                                      "in both."),
+        ("x.clone() and x", False, "[mc:views.storage-identity] x.clone() holds the same values at "
+                                   "the same positions of ANOTHER storage: check that both use "
+                                   "one storage first."),
+        ("the base and its slice, base first", True, _hint), ("a transpose", True, _hint),
+        ("a column and a row", True, _hint), ("two different rows", False, _hint),
+        ("even and odd columns", False, _hint), ("an expand and a 0-d element", True, _hint),
+        ("the same element reached twice (0-d)", True, _hint),
+        ("an empty slice (no cell at all)", False, _hint), ("fancy indexing (a copy)", False, _hint),
+        ("contiguous() of a transpose (a copy)", False, _hint),
+        ("equal values in another storage", False, _hint),
+        ("the left and right halves of a (3, 4) tensor", False, _arithmetic),
+        ("x[0:6:5] and x[1:4:2]", False, _arithmetic),
+        ("the diagonal and the anti-diagonal of a 4×4 grid", False, _arithmetic),
+        ("the diagonal and row 2 of a 4×4 grid", True, _arithmetic),
+        ("an expanded row and a column", True, _arithmetic)]:
+    _key = f"shares_cells for {_name}"
+    _got = judged.value(_key, {"": _hint})
+    with checks.because("[mc:views.cells] Return True or False."):
+        checks.expect_type(_got, (bool, np.bool_), _key)
+    checks.expect_true(bool(_got) == _want, f"{_key} returned {bool(_got)}: it should say {_want}. {_why}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -644,19 +814,54 @@ checks.expect_true(_got.untyped_storage().data_ptr() == _img.untyped_storage().d
                    "tiles(img, 2) is a copy. [mc:views.copy-not-view] view and permute move no "
                    "data: leave out contiguous(), clone() and stack.")
 ### BEGIN HIDDEN TESTS
-for _h, _w, _p in [(6, 4, 2), (3, 9, 3), (5, 5, 1), (4, 4, 4), (6, 6, 3), (8, 12, 4)]:
-    _img = torch.randn(_h, _w, generator=torch.Generator().manual_seed(_h * _w + _p))
+from helpers.grading import probe
+
+
+def run(h, w, p, seed):
+    img = torch.arange(24).view(4, 6) if seed is None else torch.randn(
+        h, w, generator=torch.Generator().manual_seed(seed))
+    result = tiles(img, p)
+    seen = {"tiles": result.clone(),
+            "view of img": result.untyped_storage().data_ptr() == img.untyped_storage().data_ptr()}
+    img[-1, -1] = 100                                # a write into img shows in the last tile
+    seen["sees a write into img"] = bool(result[-1, -1, -1, -1] == 100)
+    return seen
+
+
+probe.call("tiles(img, 2) for a (4, 6) img", run, 4, 6, 2, None)
+for h, w, p in [(6, 4, 2), (3, 9, 3), (5, 5, 1), (4, 4, 4), (6, 6, 3), (8, 12, 4)]:
+    probe.call(f"tiles on a ({h}, {w}) img, p = {p}", run, h, w, p, h * w + p)
+### JUDGE
+from helpers.grading.probe import got
+from helpers import judged
+
+_hint = ("[mc:views.tiles] Split each axis into (number of tiles, p), then move the two "
+         "tile-number axes in front of the two within-tile axes.")
+for _h, _w, _p, _key in [(4, 6, 2, "tiles(img, 2) for a (4, 6) img")] + [
+        (h, w, p, f"tiles on a ({h}, {w}) img, p = {p}")
+        for h, w, p in [(6, 4, 2), (3, 9, 3), (5, 5, 1), (4, 4, 4), (6, 6, 3), (8, 12, 4)]]:
+    _img = torch.arange(24).view(4, 6) if _key.startswith("tiles(img") else torch.randn(
+        _h, _w, generator=torch.Generator().manual_seed(_h * _w + _p))
     _want = torch.stack([torch.stack([_img[i * _p:(i + 1) * _p, j * _p:(j + 1) * _p]
                                       for j in range(_w // _p)]) for i in range(_h // _p)])
-    _name = f"tiles on a ({_h}, {_w}) img, p = {_p}"
-    with checks.explain_errors({"": _hint}, _name):
-        _got = tiles(_img, _p)
-    checks.expect_true(isinstance(_got, torch.Tensor) and _got.shape == _want.shape
-                       and torch.equal(_got, _want), f"{_name} is wrong. {_hint}")
-    _img[-1, -1] = 100.0                         # a write into img shows in the last tile
-    checks.expect_true(_got[-1, -1, -1, -1].item() == 100.0,
-                       f"{_name} did not see a write into img. [mc:views.copy-not-view] The "
-                       "tiles must be a view of img.")
+    _seen = judged.value(_key, {"": _hint})
+    _got = _seen["tiles"]
+    with checks.because(_hint):
+        checks.expect_type(_got, torch.Tensor, _key)
+    with checks.because("[mc:views.tiles-shape] One p×p tile per (tile row, tile column): the "
+                        "shape is (H/p, W/p, p, p)."):
+        checks.expect_shape(_got, tuple(_want.shape), _key)
+    checks.reject(_got, {wrong: why for wrong, why in {
+        _img.reshape(_want.shape):
+            "[mc:views.reshape-not-transpose] This regroups img in memory order: 'tile' [0, 0] "
+            "holds the first values of row 0. Split the axes, then reorder them.",
+        _want.transpose(2, 3):
+            "[mc:views.tile-transposed] Each tile is transposed: keep the within-tile row axis "
+            "before the within-tile column axis."}.items() if not torch.equal(wrong, _want)}, _key)
+    checks.expect_true(torch.equal(_got, _want), f"{_key} is wrong. {_hint}")
+    checks.expect_true(_seen["view of img"] and _seen["sees a write into img"],
+                       f"{_key} is a copy. [mc:views.copy-not-view] view and permute move no "
+                       "data: leave out contiguous(), clone() and stack.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -674,33 +879,46 @@ with checks.expect_error(RuntimeError):
     torch.zeros(3) + torch.zeros(4)
 
 # %% [markdown]
-# **Quick quiz (predict from the rule; the explorer below checks it).** How many elements
-# does `torch.zeros(4, 1, 3) + torch.zeros(2, 1)` have? Set `quiz_numel` to an integer.
+# The rule gives the result's shape. Which element of each operand meets which is the other
+# half: a stretched axis has stride 0, so stepping along it reads the same cells again.
+#
+# **Quick quiz (predict, then check in the explorer below).** With
+# `a = torch.arange(3)` and `b = 10 * torch.arange(4).view(4, 1)`, what is `(a + b)[2, 1]`?
+# Set `quiz_entry` to an integer.
 
 # %% solution 01_tensors-quiz-broadcast
 ### BEGIN SOLUTION
-quiz_numel = 24
+quiz_entry = 21
 ### END SOLUTION
 
 # %% test 01_tensors-quiz-broadcast-test points=1
-with checks.because("[mc:broadcast.quiz-type] The answer is a count of elements, a whole number."):
-    checks.answer("01_tensors-quiz-broadcast", quiz_numel, "quiz_numel", kind=int)
+with checks.because("[mc:broadcast.quiz-type] The answer is one entry of an integer tensor, a "
+                    "whole number."):
+    checks.answer("01_tensors-quiz-broadcast", quiz_entry, "quiz_entry", kind=int)
 ### BEGIN HIDDEN TESTS
-checks.expect_true(quiz_numel == (torch.zeros(4, 1, 3) + torch.zeros(2, 1)).numel(),
-                   "[mc:broadcast.rule] Align (4, 1, 3) and (2, 1) on the right; every axis takes "
-                   "the larger size; numel is the product of the result's sizes.")
+from helpers.grading import probe
+probe.answer("quiz_entry")
+### JUDGE
+from helpers.grading.probe import got
+with checks.because("[mc:broadcast.quiz-type] The answer is one entry of an integer tensor, a "
+                    "whole number."):
+    checks.answer("01_tensors-quiz-broadcast", got["quiz_entry"], "quiz_entry", kind=int)
+checks.expect_true(got["quiz_entry"] == 21,
+                   "[mc:broadcast.reads] Align (3,) and (4, 1) on the right: the result is (4, 3), "
+                   "a is read along the last axis (stride 0 down the rows) and b along the first "
+                   "(stride 0 across the columns), so element [i, j] is a[j] + b[i, 0].")
 ### END HIDDEN TESTS
 
 # %% wrong 01_tensors-quiz-broadcast
 {
-    12: "[mc:broadcast.bigger-operand] The result is not simply the larger operand: the (2, 1) "
-        "operand's 2 stretches the middle axis of (4, 1, 3) too.",
-    14: "[mc:broadcast.numel-add] Broadcasting does not add up the two operands' elements: each "
-        "axis of the result takes the larger size, and numel is their product.",
-    9: "[mc:broadcast.numel-add] The result's sizes are multiplied to count its elements, not "
-       "added.",
-    6: "[mc:broadcast.drop-leading] The missing leading axis counts as 1, so the 4 of (4, 1, 3) "
-       "stays in the result.",
+    12: "[mc:broadcast.first-operand-rows] The result's rows come from b, the (4, 1) operand, "
+        "and its columns from a: element [2, 1] is b[2, 0] + a[1], not a[2] + b[1].",
+    3: "[mc:broadcast.same-index] a has one axis, lined up with the result's LAST one: element "
+       "[2, 1] reads a at 1, and b (stride 0 along columns) at row 2, which holds 20.",
+    2: "[mc:broadcast.same-index] b holds 10 times its row number: element [2, 1] reads "
+       "b[2, 0] = 20, and a[1] = 1.",
+    30: "[mc:broadcast.first-operand-rows] a lines up with the result's last axis (columns): "
+        "element [2, 1] reads a[1], and b[2, 0].",
 }
 
 # %% [markdown]
@@ -717,9 +935,14 @@ quiz_failing_axis = -2
 with checks.because("[mc:broadcast.quiz-type] The answer is an axis number, a whole number."):
     checks.answer("01_tensors-quiz-failing-axis", quiz_failing_axis, "quiz_failing_axis", kind=int)
 ### BEGIN HIDDEN TESTS
-_sizes = {-1: (5, 1), -2: (3, 4), -3: (8, 1)}      # (8, 3, 5) against (4, 1) padded to (1, 4, 1)
-_clash = max(k for k, (p, q) in _sizes.items() if p != q and 1 not in (p, q))
-checks.expect_true(quiz_failing_axis == _clash,
+from helpers.grading import probe
+probe.answer("quiz_failing_axis")
+### JUDGE
+from helpers.grading.probe import got
+with checks.because("[mc:broadcast.quiz-type] The answer is an axis number, a whole number."):
+    checks.answer("01_tensors-quiz-failing-axis", got["quiz_failing_axis"], "quiz_failing_axis",
+                  kind=int)
+checks.expect_true(got["quiz_failing_axis"] == -2,
                    "[mc:broadcast.rule] Align (8, 3, 5) and (4, 1) on the right and compare "
                    "axis by axis from -1 leftwards: the first pair that differs with no 1 fails.")
 ### END HIDDEN TESTS
@@ -737,23 +960,32 @@ checks.expect_true(quiz_failing_axis == _clash,
 }
 
 # %% [markdown]
-# The **broadcasting explorer** lays two shapes out right-aligned and gives each axis a
-# verdict (equal, stretched 1, mismatch) and the result, or the axis PyTorch rejects; for a
-# result, it also shows the strides each operand gets as broadcast. Tasks:
+# The **broadcasting explorer** shows what `a + b` reads: the strides each operand is read
+# with as the result's shape (0 on a stretched axis), and, for the element of the result
+# you pick, the storage cell of each operand it reads (the index dotted with those strides).
+# Below them, the two shapes right-aligned, each axis's verdict and the result, or the axis
+# PyTorch rejects. Tasks:
 #
-# 1. Check both quizzes: type `4, 1, 3` and `2, 1`, then `8, 3, 5` and `4, 1`. Compare the
-#    result row, and the red column, with your answers.
-# 2. The explorer opens on `64, 1` with `768`: read the last two rows and notice the 0s.
-#    Now predict the strides each operand gets for `8, 1, 6` with `7, 1` (start from each
-#    one's own row-major strides), then type them in and check. Explain why `a + b` copies
-#    neither operand before adding.
-# 3. Type `64` and `64, 1`: notice the outer-product warning and which operand is stretched
-#    on each axis. The next cell shows this shape bug in a loss.
+# 1. Check the first quiz: shapes `3` and `4, 1`, element `2, 1`. Read which element of a
+#    and of b it reads, add their values, and compare with your answer.
+# 2. Predict the strides each operand gets for `8, 1, 6` with `7, 1` (start from each one's
+#    own row-major strides), then type them in and check. Pick an element and explain why
+#    `a + b` copies neither operand before adding.
+# 3. Check the second quiz with `8, 3, 5` and `4, 1`: compare the red column with your
+#    answer. Then type `64` and `64, 1`: notice the outer-product warning and which operand
+#    is stretched on each axis; the cell after the next shows this shape bug in a loss.
 
 # %%
 import helpers.broadcasting  # so that this cell also runs on its own after a restart
 
 helpers.broadcasting.explore()
+
+# %% [markdown]
+# The whole `a + b`: row i holds b's 10·i plus every entry of a. Compare entry [2, 1] with
+# your answer to the first quiz.
+
+# %%
+print(torch.arange(3) + 10 * torch.arange(4).view(4, 1))
 
 # %% [markdown]
 # **The silent outer product.** Broadcasting never asks whether you *meant* it. A model
@@ -844,29 +1076,85 @@ checks.expect_true(_error is None,
                    "[mc:strides.made-a-tensor] The strides follow from the shapes and strides "
                    "alone: a tensor made to read them fails for shapes this large.")
 ### BEGIN HIDDEN TESTS
+from helpers.grading import probe
+
+huge = (10 ** 7, 1, 10 ** 7)
+for shape, strides, target in [
+        ((3, 1), (4, 1), (2, 3, 5)), ((3,), (1,), (4, 3)), ((1, 3), (7, 1), (1, 3)),
+        ((4, 1), (1, 4), (4, 6)), ((), (), (2, 2)), ((5, 1, 4), (4, 20, 1), (5, 3, 4)),
+        ((2, 3), (1, 2), (6, 2, 3)), ((1,), (9,), (8,)), ((1, 1), (1, 1), (2, 3)),
+        (huge, (10 ** 7, 1, 1), (3,) + huge), ((6, 1), (2, 1), (1, 6, 10 ** 9)), ((1,), (1,), (1,)),
+        ((3,), (1,), (4,)), ((2, 3), (3, 1), (3,)), ((4,), (1,), (1,)), ((2, 1), (1, 1), (3, 1)),
+        ((3, 1), (1, 1), (5, 3, 2, 1)), ((1, 3), (3, 1), (3,)), ((1, 1, 4), (4, 4, 1), (4,)),
+        ((1,), (1,), ()), ((1, 2, 1), (2, 1, 1), (2, 5))]:
+    probe.call(f"broadcast_strides({shape}, {strides}, {target})", broadcast_strides, shape, strides, target)
+### JUDGE
+from helpers.grading.probe import got
+from helpers import judged
+
+_rule = ("[mc:broadcast.strides-rule] Line the shapes up on the right. An axis the operand "
+         "lacks, or has with size 1 against a larger size, is read with stride 0; an axis "
+         "of equal size keeps its stride; any other size cannot broadcast.")
+_huge = (10 ** 7, 1, 10 ** 7)
+_contiguous = ("[mc:strides.assume-contiguous] These are the strides of a fresh (3, 1) tensor: "
+               "the operand's strides are given, (4, 1), and an axis it keeps keeps its stride.")
+_stretch = ("[mc:broadcast.stretch-keeps-stride] The size-1 axis is stretched to 5: every step "
+            "along it must land on the same cell, so its stride is 0.")
+_leading = ("[mc:broadcast.leading-stride] The operand has no axis for the target's 2: every "
+            "step along that new axis reads the same cells, stride 0.")
 for _shape, _strides, _target in [
         ((3, 1), (4, 1), (2, 3, 5)), ((3,), (1,), (4, 3)), ((1, 3), (7, 1), (1, 3)),
         ((4, 1), (1, 4), (4, 6)), ((), (), (2, 2)), ((5, 1, 4), (4, 20, 1), (5, 3, 4)),
         ((2, 3), (1, 2), (6, 2, 3)), ((1,), (9,), (8,)), ((1, 1), (1, 1), (2, 3)),
-        (_huge, (10 ** 7, 1, 1), (3,) + _huge), ((6, 1), (2, 1), (1, 6, 10 ** 9))]:
+        (_huge, (10 ** 7, 1, 1), (3,) + _huge), ((6, 1), (2, 1), (1, 6, 10 ** 9)), ((1,), (1,), (1,))]:
+    _key = f"broadcast_strides({_shape}, {_strides}, {_target})"
+    _error = judged.raised(_key)
+    checks.expect_true(_error is None or _error.is_a(ValueError) or max(_shape, default=0) < 10 ** 7,
+                       f"broadcast_strides on a (10⁷, 1, 10⁷) operand raised {_error and _error.type_name}. "
+                       "[mc:strides.made-a-tensor] The strides follow from the shapes and strides "
+                       "alone: a tensor made to read them fails for shapes this large.")
+    _got = judged.value(_key, {"": "[mc:broadcast.align-left] This operand does broadcast to the "
+                                   "target: line the shapes up on the right (the last sizes "
+                                   "first)." if _key.startswith("broadcast_strides((3, 1), (4, 1)")
+                               else _rule})
+    with checks.because(_rule):
+        checks.expect_type(_got, (tuple, list, torch.Size), _key)
+        checks.expect_true(len(_got) == len(_target), f"{_key} = {tuple(_got)} does not have one "
+                           f"stride per dim of the target, {_target}.")
     _want = torch.empty_strided(_shape, _strides, device="meta").expand(_target).stride()
-    _name = f"broadcast_strides({_shape}, {_strides}, {_target})"
-    with checks.explain_errors({"": _rule}, _name):
-        _got = tuple(broadcast_strides(_shape, _strides, _target))
-    checks.expect_true(len(_got) == len(_target) and _used(_got, _target) == _used(_want, _target),
-                       f"{_name} is wrong: on the dims of size > 1 it should give "
-                       f"{_used(_want, _target)}. {_rule}")
-for _shape, _target, _why in [
-        ((3,), (4,), "[mc:broadcast.mismatch-allowed] 3 against 4: neither is 1."),
-        ((2, 3), (3,), "[mc:broadcast.one-way] The operand has more dims than the target: "
-                       "broadcasting adds axes, it never drops one."),
-        ((4,), (1,), "[mc:broadcast.one-way] A size 4 cannot be read as size 1: broadcasting "
-                     "stretches a size 1, it never shrinks a size."),
-        ((2, 1), (3, 1), "[mc:broadcast.mismatch-allowed] 2 against 3: neither is 1."),
-        ((3, 1), (5, 3, 2, 1), "[mc:broadcast.align-left] Lined up on the right, 3 meets 2 "
-                               "and neither is 1.")]:
-    checks.expect_raises(ValueError, broadcast_strides, _shape, tuple(1 for _ in _shape), _target,
-                         name=f"broadcast_strides({_shape}, ..., {_target})", why=_why)
+    _used = tuple(s for s, n in zip(_got, _target) if n != 1)
+    if (_shape, _strides, _target) == ((3, 1), (4, 1), (2, 3, 5)):
+        checks.reject(_used, {(0, 1, 0): _contiguous, (0, 4, 1): _stretch, (12, 4, 0): _leading,
+                              (1, 4, 0): _leading}, _key)
+    checks.expect_true(_used == tuple(s for s, n in zip(_want, _target) if n != 1),
+                       f"{_key} is wrong: on the dims of size > 1 it should give "
+                       f"{tuple(s for s, n in zip(_want, _target) if n != 1)}. {_rule}")
+for _shape, _strides, _target, _why in [
+        ((3,), (1,), (4,), "[mc:broadcast.mismatch-allowed] A size 3 cannot be read as size 4 "
+                           "(neither is 1): raise ValueError."),
+        ((2, 3), (3, 1), (3,), "[mc:broadcast.one-way] The operand has more dims than the target: "
+                               "broadcasting adds axes, it never drops one."),
+        ((4,), (1,), (1,), "[mc:broadcast.one-way] A size 4 cannot be read as size 1: "
+                           "broadcasting stretches a size 1, it never shrinks a size."),
+        ((2, 1), (1, 1), (3, 1), "[mc:broadcast.mismatch-allowed] 2 against 3: neither is 1."),
+        ((3, 1), (1, 1), (5, 3, 2, 1), "[mc:broadcast.align-left] Lined up on the right, 3 meets 2 "
+                                       "and neither is 1."),
+        ((1, 3), (3, 1), (3,), "[mc:broadcast.squeeze-leading] (1, 3) has more dims than (3,): "
+                               "broadcasting never drops an axis, not even leading axes of size 1 "
+                               "(torch's expand refuses them too)."),
+        ((1, 1, 4), (4, 4, 1), (4,), "[mc:broadcast.squeeze-leading] (1, 1, 4) has more dims than "
+                                     "(4,): broadcasting never drops an axis, not even leading "
+                                     "axes of size 1 (torch's expand refuses them too)."),
+        ((1,), (1,), (), "[mc:broadcast.squeeze-leading] (1,) has more dims than the 0-d target: "
+                         "broadcasting never drops an axis, not even leading axes of size 1."),
+        ((1, 2, 1), (2, 1, 1), (2, 5), "[mc:broadcast.squeeze-leading] (1, 2, 1) has more dims "
+                                       "than (2, 5): broadcasting never drops an axis, not even "
+                                       "leading axes of size 1.")]:
+    _key = f"broadcast_strides({_shape}, {_strides}, {_target})"
+    _error = judged.raised(_key)
+    checks.expect_true(_error is not None and _error.is_a(ValueError),
+                       f"{_key} " + (f"raised {_error.type_name}, not ValueError. " if _error else
+                                     f"returned {got[_key]!r} instead of raising ValueError. ") + _why)
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -936,31 +1224,72 @@ checks.reject_close(_got, {
                                           "N rows: divide by the number of rows labelled c."},
     _name)
 ### BEGIN HIDDEN TESTS
-_want = torch.tensor([((_logits.argmax(1) == c) & (_labels == c)).sum().item() / (_labels == c).sum().item()
-                      for c in range(4)])
-checks.expect_true(torch.allclose(_got.double(), _want.double()), f"{_name} is wrong. {_hint}")
-_g = torch.Generator().manual_seed(5)
-for _n, _c in [(5, 5), (9, 3), (1, 4), (7, 2), (4, 6)]:            # N = C hides a pairing up
-    _l = torch.randn(_n, _c, generator=_g)
-    _y = torch.randint(0, _c, (_n,), generator=_g)
+from helpers.grading import probe
+
+logits = torch.tensor([[2.0, 0.0, 0.0, 0.0], [0.0, 0.0, 3.0, 0.0], [0.0, 1.0, 0.0, 0.0],
+                       [0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 2.0, 0.0]])
+probe.call("per_class_accuracy(logits, labels) for 6 rows of 4 classes", per_class_accuracy,
+           logits, torch.tensor([0, 1, 1, 3, 0, 2]))
+gen = torch.Generator().manual_seed(5)
+for n, c in [(5, 5), (9, 3), (1, 4), (7, 2), (4, 6)]:            # N = C hides a pairing up
+    scores = torch.randn(n, c, generator=gen)
+    probe.call(f"per_class_accuracy on ({n}, {c}) logits", per_class_accuracy, scores,
+               torch.randint(0, c, (n,), generator=gen))
+### JUDGE
+from helpers.grading.probe import got
+from helpers import judged
+
+_hint = ("[mc:accuracy.per-class] Entry c: among the rows whose label is c, the fraction "
+         "whose argmax is c. Build an (N, C) table of 'row i has label c' with a size-1 axis.")
+_hints = {"non-singleton dimension 0": "[mc:broadcast.vectors-pair-up] labels (N,) and classes (C,) "
+                                       "line up as ONE axis and are compared element by element "
+                                       "(an error when N != C): give labels a size-1 axis to get "
+                                       "an (N, C) table.",
+          "non-singleton dimension 1": "[mc:broadcast.vector-on-last-axis] An (N,) tensor against "
+                                       "an (N, C) one lines up with the LAST axis, C, not with the "
+                                       "rows: give it a size-1 axis, (N, 1).",
+          "": _hint}
+_cases = [("per_class_accuracy(logits, labels) for 6 rows of 4 classes",
+           torch.tensor([[2.0, 0.0, 0.0, 0.0], [0.0, 0.0, 3.0, 0.0], [0.0, 1.0, 0.0, 0.0],
+                         [0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 2.0, 0.0]]),
+           torch.tensor([0, 1, 1, 3, 0, 2]))]
+_gen = torch.Generator().manual_seed(5)
+for _n, _c in [(5, 5), (9, 3), (1, 4), (7, 2), (4, 6)]:
+    _scores = torch.randn(_n, _c, generator=_gen)
+    _cases.append((f"per_class_accuracy on ({_n}, {_c}) logits", _scores,
+                   torch.randint(0, _c, (_n,), generator=_gen)))
+for _key, _l, _y in _cases:
+    _c = _l.shape[1]
+    _got = judged.value(_key, _hints)
+    with checks.because("[mc:accuracy.float] The fractions are floats: a float tensor of shape (C,)."):
+        checks.expect_type(_got, torch.Tensor, _key)
+        checks.expect_shape(_got, (_c,), _key)
+        checks.expect_true(_got.is_floating_point(), f"{_key} has dtype {_got.dtype}, not a float one.")
+    _pred = _l.argmax(1)
     _want = torch.tensor([float("nan") if (_y == c).sum() == 0 else
-                          ((_l.argmax(1) == c) & (_y == c)).sum().item() / (_y == c).sum().item()
+                          ((_pred == c) & (_y == c)).sum().item() / (_y == c).sum().item()
                           for c in range(_c)])
-    _name = f"per_class_accuracy on ({_n}, {_c}) logits"
-    with checks.explain_errors({"": _hint}, _name):
-        _got = per_class_accuracy(_l, _y)
-    checks.expect_true(isinstance(_got, torch.Tensor) and _got.shape == (_c,)
-                       and _got.is_floating_point(), f"{_name} is not a float tensor of shape ({_c},). {_hint}")
+    _by_prediction = torch.tensor([float("nan") if (_pred == c).sum() == 0 else
+                                   ((_pred == c) & (_y == c)).sum().item() / (_pred == c).sum().item()
+                                   for c in range(_c)])
+    _over_all = torch.tensor([((_pred == c) & (_y == c)).sum().item() / len(_y) for c in range(_c)])
+    checks.reject_close(_got.double().nan_to_num(-1.0), {
+        wrong.double().nan_to_num(-1.0): why for wrong, why in [
+            (_by_prediction, "[mc:accuracy.group-by-prediction] You grouped the rows by their "
+                             "PREDICTED class (a precision): group them by their label."),
+            (_over_all, "[mc:accuracy.per-class-denominator] You divided by all N rows: divide "
+                        "by the number of rows labelled c.")]
+        if not torch.allclose(wrong.double(), _want.double(), equal_nan=True)}, _key)
     checks.expect_true(torch.equal(_got.isnan(), _want.isnan()),
-                       f"{_name}: a class that no row carries must give nan, and only such a class. "
+                       f"{_key}: a class that no row carries must give nan, and only such a class. "
                        "[mc:accuracy.absent-class] 0 rows out of 0 is no accuracy at all; 0 would "
                        "read as 'always wrong'.")
     checks.expect_true(torch.allclose(_got.double(), _want.double(), equal_nan=True),
-                       f"{_name} is wrong. {_hint}")
+                       f"{_key} is wrong. {_hint}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 5. Reductions and two shape puzzles
+# ## 5. Reductions and the shape puzzle
 #
 # A reduction (`sum`, `mean`, `max`, …) with `dim=` collapses the dims you name and keeps
 # the others; `dim` may be a tuple, and `keepdim=True` leaves each collapsed dim in place
@@ -973,74 +1302,19 @@ print(cube.sum(dim=0).shape, cube.mean(dim=-1).shape, cube.mean(dim=(1, 2)).shap
 print("x - x.mean(-1, keepdim=True) broadcasts:", (cube - cube.mean(-1, keepdim=True)).shape)
 
 # %% [markdown]
-# ### Exercise 7: a broadcasting puzzle, all pairwise distances (2 points)
-#
-# `a` holds N points and `b` holds M points, each a row of D coordinates. Write
-# `pairwise_sq_dists(a, b)` returning the (N, M) tensor whose entry (i, j) is the squared
-# distance between `a[i]` and `b[j]`: the sum over k of (a[i, k] − b[j, k])². Use the
-# broadcasting rule (a `None` axis on each side) rather than loops if you can.
-# *Misconception*: `a - b` subtracts row i from row i; it does not pair every row with every row.
+# **The silent `keepdim` bug.** To turn a table of counts into rows of probabilities, each
+# row is divided by its own sum. Without `keepdim`, `P.sum(1)` has shape (C,), which lines
+# up with the *last* axis of P: on a square table entry (i, j) is divided by the sum of
+# row j, not of row i, and nothing raises.
 
-# %% solution 01_tensors-pairwise
-def pairwise_sq_dists(a, b):
-    ### BEGIN SOLUTION
-    return ((a[:, None, :] - b[None, :, :]) ** 2).sum(-1)
-    ### END SOLUTION
-
-# %% test 01_tensors-pairwise-test points=2
-import math  # the test needs it even if the student removed the import above
-
-_pa = torch.tensor([[0.0, 0.0, 0.0], [1.0, 0.0, 2.0], [0.0, 2.0, 1.0]])    # N = 3 points in 3-D
-_pb = torch.tensor([[1.0, 1.0, 0.0], [3.0, 0.0, 1.0]])                     # M = 2 points
-_hint = ("[mc:broadcast.rowwise-not-pairwise] a - b pairs row i of a with row i of b (and fails "
-         "when N != M): give each operand a size-1 axis so that their difference has shape "
-         "(N, M, D), then sum over the coordinates.")
-with checks.explain_errors({"": _hint}, "pairwise_sq_dists(a, b) with N = 3, M = 2, D = 3"):
-    _got = pairwise_sq_dists(_pa, _pb)
-with checks.because(_hint):
-    checks.expect_type(_got, torch.Tensor, "pairwise_sq_dists(a, b)")
-
-
-def _table(rows, columns, entry):
-    """The tensor of entry(r, c) for every r in rows and c in columns, written as loops."""
-    return torch.tensor([[float(entry(r, c)) for c in columns] for r in rows])
-
-
-_A, _B, _D = _pa.tolist(), _pb.tolist(), range(3)
-checks.reject_close(_got, {
-    _table(_B, _D, lambda q, k: sum((p[k] - q[k]) ** 2 for p in _A)):
-        "[mc:reduce.wrong-dim] You summed over the points of a (dim 0): the sum runs over the "
-        "coordinates, the last dim.",
-    _table(_A, _D, lambda p, k: sum((p[k] - q[k]) ** 2 for q in _B)):
-        "[mc:reduce.wrong-dim] You summed over the points of b (dim 1): the sum runs over the "
-        "coordinates, the last dim.",
-    _table(_A, _B, lambda p, q: sum(x - y for x, y in zip(p, q)) ** 2):
-        "[mc:pairwise.square-after-sum] You squared the sum of differences: square each "
-        "coordinate's difference first, then sum.",
-    _table(_A, _B, math.dist):
-        "[mc:pairwise.root] These are distances, not squared distances: leave out the square "
-        "root."},
-    "pairwise_sq_dists(a, b)")
-with checks.because("[mc:broadcast.pairwise-shape] One entry per pair (i, j): the result is "
-                    "(N, M) = (3, 2)."):
-    checks.expect_shape(_got, (3, 2), "pairwise_sq_dists(a, b)")
-### BEGIN HIDDEN TESTS
-with checks.because(_hint):
-    checks.expect_close(_got, ((_pa[:, None, :] - _pb[None, :, :]) ** 2).sum(-1),
-                        "pairwise_sq_dists(a, b)", hint=_hint)
-_ga = torch.Generator().manual_seed(8)
-for _n, _mm, _d in [(4, 4, 3), (5, 7, 1), (1, 3, 6), (3, 2, 2)]:
-    _a, _b = torch.randn(_n, _d, generator=_ga), torch.randn(_mm, _d, generator=_ga)
-    _want = torch.stack([torch.stack([((_a[i] - _b[j]) ** 2).sum() for j in range(_mm)]) for i in range(_n)])
-    with checks.explain_errors({"": _hint}, f"pairwise_sq_dists on ({_n}, {_d}) and ({_mm}, {_d})"):
-        _got = pairwise_sq_dists(_a, _b)
-    with checks.because(_hint):
-        checks.expect_close(_got, _want, f"pairwise_sq_dists on ({_n}, {_d}) and ({_mm}, {_d})",
-                            rtol=1e-4, atol=1e-5, hint=_hint)
-### END HIDDEN TESTS
+# %%
+P = torch.tensor([[1.0, 3.0, 0.0], [2.0, 2.0, 4.0], [0.0, 1.0, 1.0]])
+print("P.sum(1) shape", tuple(P.sum(1).shape), "| with keepdim", tuple(P.sum(1, keepdim=True).shape))
+print("rows of P / P.sum(1) sum to", (P / P.sum(1)).sum(1))
+print("rows of P / P.sum(1, keepdim=True) sum to", (P / P.sum(1, keepdim=True)).sum(1))
 
 # %% [markdown]
-# ### Exercise 8: the shape puzzle (3 points)
+# ### Exercise 7: the shape puzzle (3 points)
 #
 # A batch of images has shape (32, 3, 224, 224): batch, channels, height, width. Make three
 # common tensors from it (the cell below computes the sizes involved):
@@ -1084,14 +1358,49 @@ with checks.because("[mc:reduce.pool-dims] Average over height and width (dims 2
                     "keep neither: one number per (image, channel)."):
     checks.expect_shape(pooled, (32, 3), "pooled")
 ### BEGIN HIDDEN TESTS
-_im = torch.randn(32, 3, 224, 224, generator=torch.Generator().manual_seed(1))
-checks.expect_true(torch.equal(flat, _im.flatten(1)),
+from helpers.grading import probe
+
+
+def part(name, rows):
+    """The shape of one of the three answers, and its first rows (all of it for pooled)."""
+    t = globals()[name]
+    return {"shape": tuple(t.shape), "head": t[:rows].detach().clone()}
+
+
+for name, rows in (("flat", 2), ("tokens", 2), ("pooled", 32)):
+    if name in globals():
+        probe.call(name, part, name, rows)
+    else:
+        probe.answer(name)                           # reported as not answered yet
+### JUDGE
+from helpers.grading.probe import got
+from helpers import judged
+
+_images = torch.randn(32, 3, 224, 224, generator=torch.Generator().manual_seed(1))
+_flat, _tokens, _pooled = (judged.value(k) for k in ("flat", "tokens", "pooled"))
+with checks.because("[mc:shapes.flatten] flat keeps the batch dim and merges the other three."):
+    checks.expect_equal(_flat["shape"], (32, 150528), "flat's shape")
+with checks.because("[mc:shapes.tokens] tokens has one row of 3 channel values per pixel."):
+    checks.expect_equal(_tokens["shape"], (32, 50176, 3), "tokens's shape")
+checks.reject(_tokens["head"], {
+    _images[:2].reshape(2, 50176, 3):
+        "[mc:shapes.reshape-not-permute] tokens only regroups memory in its stored order, so each "
+        "'pixel' mixes values of one channel: permute the channels last before reshaping.",
+    _images[:2].transpose(1, 3).reshape(2, 50176, 3):
+        "[mc:shapes.transpose-swaps-hw] transpose(1, 3) moves the channels last but also swaps "
+        "height and width, so pixel (h, w) lands at w * 224 + h: move the channels last and "
+        "keep height before width."},
+    "tokens")
+with checks.because("[mc:reduce.pool-dims] Average over height and width (dims 2 and 3) and "
+                    "keep neither: one number per (image, channel)."):
+    checks.expect_equal(_pooled["shape"], (32, 3), "pooled's shape")
+checks.expect_true(torch.equal(_flat["head"], _images[:2].flatten(1)),
                    "[mc:shapes.flatten] flat's rows must be each image's values in memory order "
                    "(channel, then row, then column).")
-checks.expect_true(torch.equal(tokens, _im.flatten(2).transpose(1, 2)),
+checks.expect_true(torch.equal(_tokens["head"], _images[:2].flatten(2).transpose(1, 2)),
                    "[mc:shapes.reshape-not-permute] tokens[b, h * 224 + w, c] must equal "
                    "images[b, c, h, w]: move channels last with permute(0, 2, 3, 1).")
-checks.expect_close(pooled, _im.flatten(2).mean(-1), "pooled", rtol=1e-4, atol=1e-6,
+checks.expect_close(_pooled["head"], _images.flatten(2).mean(-1), "pooled", rtol=1e-4, atol=1e-6,
                     hint="[mc:reduce.pool-dims] Each entry is the mean of one channel over all "
                          "224·224 pixels of one image.")
 ### END HIDDEN TESTS
@@ -1114,10 +1423,15 @@ print(u.clamp(min=0), u.clamp(max=0), u)     # out of place: u is unchanged
 
 # %% [markdown]
 # `torch.from_numpy(arr)` and `tensor.numpy()` share memory with the array (CPU only);
-# `torch.tensor(arr)` copies. `.numpy()` refuses a tensor that requires grad (a parameter,
-# or anything computed from one) and a tensor on a GPU (NumPy arrays live in CPU memory), so
-# such a tensor is brought back first: `.detach()` leaves the graph, `.cpu()` copies to CPU
-# memory (a no-op on a CPU tensor).
+# `torch.tensor(arr)` copies.
+#
+# A model's weights are created with `requires_grad=True`: autograd (notebook 02) then
+# records every operation on them, and two things change for you. `.numpy()` refuses such
+# a tensor, and so does an in-place write, except inside a `with torch.no_grad():` block,
+# where nothing is recorded (that is how an optimizer updates weights). `.detach()` gives
+# the same memory without the recording. `.numpy()` also refuses a tensor on a GPU (NumPy
+# arrays live in CPU memory): `.cpu()` copies it to CPU memory first, and returns a CPU
+# tensor itself.
 
 # %%
 arr = np.zeros(3)
@@ -1127,17 +1441,22 @@ print("from_numpy sees the change:", shared, " torch.tensor does not:", copied)
 w = torch.ones(2, requires_grad=True)
 with checks.expect_error(RuntimeError):
     w.numpy()
+with checks.expect_error(RuntimeError):
+    w.add_(1)
+with torch.no_grad():
+    w.add_(1)
 print(w.detach().cpu().numpy(), " .cpu() of a CPU tensor is the same tensor:", w.cpu() is w)
 
 # %% [markdown]
-# ### Exercise 9: does a function write into its argument? (2 points)
+# ### Exercise 8: does a function write into its argument? (2 points)
 #
 # Before you hand your tensors to someone else's function, you may want to know whether it
 # edits them. Write `modifies_input(f, x)` returning `True` when calling `f` on a tensor
 # equal to `x` changes any value of that tensor (by an in-place method, an indexed
-# assignment, or a write through a view of it), and `False` otherwise. `f` may return
-# anything: `None`, its argument, a view of it, a new tensor. Whatever `f` does, `x` itself
-# must be left as it was.
+# assignment, or a write through a view of it), and `False` otherwise. `x` may hold any
+# values, NaN included (a NaN that is still NaN afterwards has not changed), and any dtype.
+# `f` may return anything: `None`, its argument, a view of it, a new tensor. Whatever `f`
+# does, `x` itself must be left as it was.
 # *Misconception*: a second name for a tensor (`before = t`) is not a saved copy, and what a
 # function returns says nothing about what it did to its argument.
 
@@ -1146,7 +1465,8 @@ def modifies_input(f, x):
     ### BEGIN SOLUTION
     argument = x.clone()
     f(argument)
-    return not torch.equal(argument, x)
+    unchanged = (argument == x) | (argument.isnan() & x.isnan())   # NaN != NaN
+    return not bool(unchanged.all())
     ### END SOLUTION
 
 # %% test 01_tensors-relu-test points=2
@@ -1154,63 +1474,168 @@ def _writes_through_view(t):
     t[1:].mul_(2)                    # writes into t, returns nothing
 
 
-_x = torch.tensor([-1.0, 2.0, -3.0, 4.0])
-_saved = _x.clone()
+def _swap(t):
+    t[[0, 1]] = t[[1, 0]]            # the values move; their sum does not change
+
+
+_plain = torch.tensor([-1.0, 2.0, -3.0, 4.0])
+_with_nan = torch.tensor([1.0, float("nan"), -2.0])
 _hint = ("[mc:inplace.detect] Call f on a copy of x and compare that copy, after the call, "
          "with x.")
 _cases = [
-    ("t.clamp_(min=0)", lambda t: t.clamp_(min=0), True,
+    (_plain, "t.clamp_(min=0)", lambda t: t.clamp_(min=0), True,
      "[mc:inplace.alias-not-copy] clamp_ writes into its argument. If you kept `before = t`, "
      "that is a second name for the same tensor and sees the write: compare with a copy."),
-    ("t.clamp(min=0)", lambda t: t.clamp(min=0), False,
+    (_plain, "t.clamp(min=0)", lambda t: t.clamp(min=0), False,
      "[mc:inplace.output-not-input] clamp returns a NEW tensor with other values and leaves its "
      "argument alone: compare the argument after the call, not what f returns."),
-    ("t[1:] (a view, no write)", lambda t: t[1:], False,
+    (_plain, "t[1:] (a view, no write)", lambda t: t[1:], False,
      "[mc:inplace.view-is-write] Returning a view of t shares memory but writes nothing: "
      "compare values, not storages."),
-    ("t[1:].mul_(2), returning None", _writes_through_view, True,
+    (_plain, "t[1:].mul_(2), returning None", _writes_through_view, True,
      "[mc:inplace.alias-not-copy] A write through a view of t changes t even though f returns "
      "None: compare t's values with a copy taken before the call."),
+    (_plain, "t[[0, 1]] = t[[1, 0]] (a swap)", _swap, True,
+     "[mc:inplace.compare-sums] A swap changes the tensor but not its sum (nor its mean, nor its "
+     "sorted values): compare element by element."),
+    (_with_nan, "t (f changes nothing; x holds a NaN)", lambda t: t, False,
+     "[mc:inplace.nan-unequal] NaN == NaN is False, so == and torch.equal call an untouched NaN "
+     "changed: a NaN that is still NaN has not changed."),
 ]
-for _text, _f, _want, _why in _cases:
+for _x, _text, _f, _want, _why in _cases:
     _name = f"modifies_input(lambda t: {_text}, x)"
+    _saved = _x.clone()
     with checks.explain_errors({"": _hint}, _name):
         _got = modifies_input(_f, _x)
-    checks.expect_untouched(_x, _saved, f"x after {_name} [mc:inplace.edits-caller]")
+    checks.expect_true(torch.allclose(_x, _saved, rtol=0, atol=0, equal_nan=True),
+                       f"x after {_name} was modified in place: assignments like x[mask] = 0 and "
+                       "methods with a trailing underscore (x.clamp_()) write into the caller's "
+                       "tensor. [mc:inplace.edits-caller] Work on a copy (x.clone()).")
     with checks.because("[mc:inplace.detect] Return True or False."):
         checks.expect_type(_got, (bool, np.bool_), _name)
     checks.expect_true(bool(_got) == _want, f"{_name} returned {bool(_got)}. {_why}")
 ### BEGIN HIDDEN TESTS
+from helpers.grading import probe
+
+
+def cases():
+    plain = torch.tensor([-1.0, 2.0, -3.0, 4.0])
+    nan = torch.tensor([1.0, float("nan"), -2.0])
+    m = torch.randn(3, 4, generator=torch.Generator().manual_seed(3))
+
+    def writes_through_view(t):
+        t[1:].mul_(2)
+
+    def swap(t):
+        t[[0, 1]] = t[[1, 0]]
+
+    def zero_negatives(t):
+        t[t < 0] = 0
+        return t
+
+    def write_column(t):
+        t.t()[1] = 7.0
+
+    def nudge(t):
+        t.view(-1)[0] = torch.nextafter(t.view(-1)[0], torch.tensor(float("inf")))
+
+    return [("t.clamp_(min=0)", lambda t: t.clamp_(min=0), plain),
+            ("t.clamp(min=0)", lambda t: t.clamp(min=0), plain),
+            ("t[1:] (a view, no write)", lambda t: t[1:], plain),
+            ("t[1:].mul_(2), returning None", writes_through_view, plain),
+            ("t[[0, 1]] = t[[1, 0]] (a swap)", swap, plain),
+            ("t (f changes nothing; x holds a NaN)", lambda t: t, nan),
+            ("an indexed assignment on a (3, 4) tensor", zero_negatives, m),
+            ("a write through a transpose", write_column, m),
+            ("f returning its argument untouched", lambda t: t, m),
+            ("an in-place method that changes no value", lambda t: t.add_(0), m),
+            ("clamp_ on a tensor with no negatives", lambda t: t.clamp_(min=0), m.abs()),
+            ("a new tensor from a view", lambda t: t.view(-1).neg(), m),
+            ("a one-element write through view(-1)", lambda t: t.view(-1)[5:6].fill_(-9.0), m),
+            ("t.mul_(1) on a tensor holding a NaN", lambda t: t.mul_(1), nan),
+            ("NaN written over the NaN", lambda t: t.__setitem__(1, float("nan")), nan),
+            ("nan_to_num_ on a tensor holding a NaN", lambda t: t.nan_to_num_(0.0), nan),
+            ("the values reversed in place (same sum)", lambda t: t.copy_(t.flip(0)),
+             torch.tensor([1.0, 2.0, 3.0])),
+            ("the smallest step up of one value", nudge, torch.tensor([1.0, 2.0, 3.0])),
+            ("add_(1) on int64 values", lambda t: t.add_(1), torch.tensor([3, -1, 0])),
+            ("abs_() on int64 values that are not negative", lambda t: t.abs_(), torch.tensor([3, 1, 0])),
+            ("logical_not_() on a bool tensor", lambda t: t.logical_not_(), torch.tensor([True, False])),
+            ("add_(0) on a 0-d tensor", lambda t: t.add_(0), torch.tensor(3.0)),
+            ("neg_() on a 0-d tensor", lambda t: t.neg_(), torch.tensor(3.0))]
+
+
+def run(f, x):
+    said = modifies_input(f, x)
+    return {"said": said, "x after": x.clone()}
+
+
+for name, f, x in cases():
+    probe.call(f"modifies_input for {name}", run, f, x)
+### JUDGE
+from helpers.grading.probe import got
+from helpers import judged
+
+_hint = ("[mc:inplace.detect] Call f on a copy of x and compare that copy, after the call, "
+         "with x.")
+_alias = ("[mc:inplace.alias-not-copy] clamp_ writes into its argument. If you kept `before = t`, "
+          "that is a second name for the same tensor and sees the write: compare with a copy.")
+_nan = ("[mc:inplace.nan-unequal] NaN == NaN is False, so == and torch.equal call an untouched NaN "
+        "changed: a NaN that is still NaN has not changed.")
+_sums = ("[mc:inplace.compare-sums] A swap changes the tensor but not its sum (nor its mean, nor its "
+         "sorted values): compare element by element.")
+_tolerance = ("[mc:inplace.tolerance] A change smaller than allclose's default tolerance is still "
+              "a change: compare exactly, a NaN that stays NaN aside.")
+_plain = torch.tensor([-1.0, 2.0, -3.0, 4.0])
+_nan_x = torch.tensor([1.0, float("nan"), -2.0])
 _m = torch.randn(3, 4, generator=torch.Generator().manual_seed(3))
-
-
-def _zero_negatives(t):
-    t[t < 0] = 0
-    return t
-
-
-def _write_column(t):
-    t.t()[1] = 7.0                  # column 1 of t, through its transpose
-
-
-for _f, _x, _want, _name in [
-        (_zero_negatives, _m, True, "an indexed assignment on a (3, 4) tensor"),
-        (_write_column, _m, True, "a write through a transpose"),
-        (lambda t: t, _m, False, "f returning its argument untouched"),
-        (lambda t: t.add_(0), _m, False, "an in-place method that changes no value"),
-        (lambda t: t.clamp_(min=0), _m.abs(), False, "clamp_ on a tensor with no negatives"),
-        (lambda t: t.view(-1).neg(), _m, False, "a new tensor from a view"),
-        (lambda t: t.view(-1)[5:6].fill_(-9.0), _m, True, "a one-element write through view(-1)")]:
-    _saved = _x.clone()
-    with checks.explain_errors({"": _hint}, f"modifies_input for {_name}"):
-        _got = modifies_input(_f, _x)
-    checks.expect_untouched(_x, _saved, f"x after modifies_input for {_name} [mc:inplace.edits-caller]")
-    checks.expect_true(bool(_got) == _want,
-                       f"modifies_input is wrong for {_name}: it should say {_want}. {_hint}")
+for _name, _x, _want, _why in [
+        ("t.clamp_(min=0)", _plain, True, _alias),
+        ("t.clamp(min=0)", _plain, False, "[mc:inplace.output-not-input] clamp returns a NEW tensor "
+                                          "with other values and leaves its argument alone: compare "
+                                          "the argument after the call, not what f returns."),
+        ("t[1:] (a view, no write)", _plain, False, "[mc:inplace.view-is-write] Returning a view of "
+                                                    "t shares memory but writes nothing: compare "
+                                                    "values, not storages."),
+        ("t[1:].mul_(2), returning None", _plain, True, "[mc:inplace.alias-not-copy] A write through "
+                                                        "a view of t changes t even though f returns "
+                                                        "None: compare t's values with a copy taken "
+                                                        "before the call."),
+        ("t[[0, 1]] = t[[1, 0]] (a swap)", _plain, True, _sums),
+        ("t (f changes nothing; x holds a NaN)", _nan_x, False, _nan),
+        ("an indexed assignment on a (3, 4) tensor", _m, True, _hint),
+        ("a write through a transpose", _m, True, _hint),
+        ("f returning its argument untouched", _m, False, _hint),
+        ("an in-place method that changes no value", _m, False, _hint),
+        ("clamp_ on a tensor with no negatives", _m.abs(), False, _hint),
+        ("a new tensor from a view", _m, False, _hint),
+        ("a one-element write through view(-1)", _m, True, _hint),
+        ("t.mul_(1) on a tensor holding a NaN", _nan_x, False, _nan),
+        ("NaN written over the NaN", _nan_x, False, _nan),
+        ("nan_to_num_ on a tensor holding a NaN", _nan_x, True, _hint),
+        ("the values reversed in place (same sum)", torch.tensor([1.0, 2.0, 3.0]), True, _sums),
+        ("the smallest step up of one value", torch.tensor([1.0, 2.0, 3.0]), True, _tolerance),
+        ("add_(1) on int64 values", torch.tensor([3, -1, 0]), True, _hint),
+        ("abs_() on int64 values that are not negative", torch.tensor([3, 1, 0]), False, _hint),
+        ("logical_not_() on a bool tensor", torch.tensor([True, False]), True, _hint),
+        ("add_(0) on a 0-d tensor", torch.tensor(3.0), False, _hint),
+        ("neg_() on a 0-d tensor", torch.tensor(3.0), True, _hint)]:
+    _key = f"modifies_input for {_name}"
+    _seen = judged.value(_key, {"": _hint})
+    _after = _seen["x after"]
+    checks.expect_true(isinstance(_after, torch.Tensor) and _after.shape == _x.shape and
+                       torch.allclose(_after, _x, rtol=0, atol=0, equal_nan=True),
+                       f"x after {_key} was modified in place: assignments like x[mask] = 0 and "
+                       "methods with a trailing underscore (x.clamp_()) write into the caller's "
+                       "tensor. [mc:inplace.edits-caller] Work on a copy (x.clone()).")
+    with checks.because("[mc:inplace.detect] Return True or False."):
+        checks.expect_type(_seen["said"], (bool, np.bool_), _key)
+    checks.expect_true(bool(_seen["said"]) == _want, f"{_key} returned {bool(_seen['said'])}: it "
+                       f"should say {_want}. {_why}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 10: a history of weights that does not change afterwards (2 points)
+# ### Exercise 9: a history of weights that does not change afterwards (2 points)
 #
 # A training loop keeps a NumPy copy of its weights after every step, to plot them later.
 # Run the cell: the three rows should read 1, 2 and 3.
@@ -1240,6 +1665,8 @@ def snapshot(t):
 # %% test 01_tensors-numpy-test points=2
 import warnings
 
+from helpers.standins import OnGPU as _OnGPU
+
 
 def _quiet(function, *args):
     # a library's deprecation notice (np.array(tensor) raises one) is not the student's mistake
@@ -1248,31 +1675,15 @@ def _quiet(function, *args):
         return function(*args)
 
 
-class _OnGPU(torch.Tensor):
-    """Stands in for a CUDA tensor: .numpy() refuses it until .cpu() or .to('cpu') copies it."""
-
-    def numpy(self, *, force=False):
-        if force:
-            return self.as_subclass(torch.Tensor).numpy(force=True)
-        raise TypeError("can't convert cuda:0 device type tensor to numpy. "
-                        "Use Tensor.cpu() to copy the tensor to host memory first.")
-
-    def cpu(self, *args, **kwargs):
-        return self.as_subclass(torch.Tensor).clone()
-
-    def to(self, *args, **kwargs):
-        target = args[0] if args else kwargs.get("device")
-        if str(target).startswith("cpu"):
-            return self.as_subclass(torch.Tensor).clone().to(*args, **kwargs)
-        return super().to(*args, **kwargs)
-
-
 _bridge = ("[mc:numpy.bridge] .numpy() needs a tensor outside the graph (.detach()) and in "
            "CPU memory (.cpu()).")
+_hints = {"requires grad": "[mc:numpy.needs-detach] t is part of an autograd graph: call "
+                           ".detach() first.",
+          "cuda": "[mc:numpy.gpu-needs-cpu] A GPU tensor's memory is not CPU memory: .numpy() "
+                  "refuses it. Copy it with .cpu() first (a CPU tensor's .cpu() costs nothing).",
+          "": _bridge}
 _w = torch.ones(3, requires_grad=True)
-with checks.explain_errors({"requires grad": "[mc:numpy.needs-detach] t is part of an autograd "
-                                            "graph: call .detach() first.", "": _bridge},
-                           "snapshot(w) for w requiring grad"):
+with checks.explain_errors(_hints, "snapshot(w) for w requiring grad"):
     _arr = _quiet(snapshot, _w)
 with checks.because("[mc:numpy.bridge] snapshot returns a NumPy array."):
     checks.expect_type(_arr, np.ndarray, "snapshot(w)")
@@ -1282,33 +1693,65 @@ checks.expect_true(np.array_equal(_arr, np.ones(3)),
                    "After snapshot(w), an in-place update of w changed the array it returned. "
                    "[mc:numpy.shares-memory] On the CPU .numpy() makes no copy: the array shares "
                    "the tensor's memory, so a snapshot must own memory of its own.")
-_gpu = torch.arange(4.0).as_subclass(_OnGPU)
-with checks.explain_errors({"cuda": "[mc:numpy.gpu-needs-cpu] A GPU tensor's memory is not CPU "
-                                    "memory: .numpy() refuses it. Copy it with .cpu() first "
-                                    "(a CPU tensor's .cpu() costs nothing).", "": _bridge},
-                           "snapshot(a GPU tensor)"):
-    _arr = _quiet(snapshot, _gpu)
+with checks.explain_errors(_hints, "snapshot(a GPU tensor)"):
+    _arr = _quiet(snapshot, torch.arange(4.0).as_subclass(_OnGPU))
 checks.expect_true(isinstance(_arr, np.ndarray) and np.array_equal(_arr, np.arange(4.0)),
                    "snapshot(a GPU tensor) did not give the array [0, 1, 2, 3]. "
                    "[mc:numpy.gpu-needs-cpu] Use .cpu() before .numpy().")
 ### BEGIN HIDDEN TESTS
-_w = torch.randn(2, 3, generator=torch.Generator().manual_seed(4)).requires_grad_()
-_before = _w.detach().clone()
-_arr = _quiet(snapshot, _w)
-checks.expect_true(isinstance(_arr, np.ndarray) and _arr.dtype == np.float32
-                   and np.array_equal(_arr, _before.numpy()),
-                   "snapshot(w) must be a float32 array with w's values. [mc:numpy.dtype-kept] "
-                   "Do not convert: .numpy() keeps the tensor's dtype.")
-_ints = torch.arange(4)
-_arr = _quiet(snapshot, _ints)
-_ints.mul_(10)
-checks.expect_true(_arr.dtype == np.int64 and np.array_equal(_arr, np.arange(4)),
-                   "snapshot of an int64 tensor must stay int64 with its values, whatever is "
-                   "written into the tensor afterwards. [mc:numpy.shares-memory] Copy the array.")
-_half = torch.tensor([0.5, 1.5], dtype=torch.float16)
-checks.expect_true(_quiet(snapshot, _half).dtype == np.float16,
-                   "snapshot of a float16 tensor must stay float16. [mc:numpy.dtype-kept] Do not "
-                   "convert: .numpy() keeps the tensor's dtype.")
+import warnings
+
+from helpers.grading import probe
+from helpers.standins import OnGPU
+
+
+def later_write(t, write):
+    """snapshot(t), then a write into t: the array as it is after the write."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        arr = snapshot(t)
+    with torch.no_grad():
+        write(t)
+    return arr
+
+
+probe.call("snapshot(w) for w requiring grad, then w += 1", later_write,
+           torch.ones(3, requires_grad=True), lambda t: t.add_(1))
+probe.call("snapshot(a GPU tensor)", later_write, torch.arange(4.0).as_subclass(OnGPU), lambda t: None)
+probe.call("snapshot of a (2, 3) float32 w requiring grad", later_write,
+           torch.randn(2, 3, generator=torch.Generator().manual_seed(4)).requires_grad_(), lambda t: None)
+probe.call("snapshot of an int64 tensor, then t *= 10", later_write, torch.arange(4), lambda t: t.mul_(10))
+probe.call("snapshot of a float16 tensor", later_write, torch.tensor([0.5, 1.5], dtype=torch.float16),
+           lambda t: None)
+### JUDGE
+from helpers.grading.probe import got
+from helpers import judged
+
+_bridge = ("[mc:numpy.bridge] .numpy() needs a tensor outside the graph (.detach()) and in "
+           "CPU memory (.cpu()).")
+_hints = {"requires grad": "[mc:numpy.needs-detach] t is part of an autograd graph: call "
+                           ".detach() first.",
+          "cuda": "[mc:numpy.gpu-needs-cpu] A GPU tensor's memory is not CPU memory: .numpy() "
+                  "refuses it. Copy it with .cpu() first (a CPU tensor's .cpu() costs nothing).",
+          "": _bridge}
+_shared = ("[mc:numpy.shares-memory] On the CPU .numpy() makes no copy: the array shares the "
+           "tensor's memory, so a snapshot must own memory of its own.")
+_kept = "[mc:numpy.dtype-kept] Do not convert: .numpy() keeps the tensor's dtype."
+for _key, _want, _why in [
+        ("snapshot(w) for w requiring grad, then w += 1", np.ones(3, dtype=np.float32), _shared),
+        ("snapshot(a GPU tensor)", np.arange(4.0, dtype=np.float32),
+         "[mc:numpy.gpu-needs-cpu] Use .cpu() before .numpy()."),
+        ("snapshot of a (2, 3) float32 w requiring grad",
+         torch.randn(2, 3, generator=torch.Generator().manual_seed(4)).numpy(), _kept),
+        ("snapshot of an int64 tensor, then t *= 10", np.arange(4), _shared),
+        ("snapshot of a float16 tensor", np.array([0.5, 1.5], dtype=np.float16), _kept)]:
+    _arr = judged.value(_key, _hints)
+    with checks.because("[mc:numpy.bridge] snapshot returns a NumPy array."):
+        checks.expect_type(_arr, np.ndarray, _key)
+    checks.expect_true(_arr.dtype == _want.dtype, f"{_key} has dtype {_arr.dtype}, not the tensor's "
+                       f"{_want.dtype}. {_kept}")
+    checks.expect_true(_arr.shape == _want.shape and np.array_equal(_arr, _want),
+                       f"{_key} does not hold the tensor's values as they were when it was taken. {_why}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1335,13 +1778,13 @@ print(scores[:, labels])                                  # NOT the same: every 
 print(scores.max(dim=1))                                  # the largest entry per row, and where it is
 
 # %% [markdown]
-# ### Exercise 11: where does the label rank? (2 points)
+# ### Exercise 10: where does the label rank? (2 points)
 #
 # Top-k accuracy asks whether a row's label is among its k largest logits. Write
 # `label_rank(logits, labels)` returning an integer tensor of shape (N,) whose entry i is
 # the number of logits in row i that are strictly larger than the logit at the row's label
-# (0 when the label's logit is the row's largest). `logits` has shape (N, C) and `labels`
-# shape (N,); no Python loop over the rows.
+# (0 when the label's logit is the row's largest, even when another logit equals it).
+# `logits` has shape (N, C) and `labels` shape (N,); no Python loop over the rows.
 # *Misconception*: `argsort` gives ranks (it gives the positions of the sorted values), and
 # one value per row of shape (N,) lines up with the columns of an (N, C) tensor, not with
 # its rows.
@@ -1356,50 +1799,209 @@ def label_rank(logits, labels):
 # %% test 01_tensors-rank-test points=2
 _logits = torch.tensor([[0.1, 0.7, 0.2, 0.0],
                         [0.5, 0.3, 0.2, 0.9],
-                        [0.4, 0.1, 0.8, 0.3]])
-_labels = torch.tensor([2, 1, 2])
+                        [0.4, 0.1, 0.8, 0.3],
+                        [0.6, 0.6, 0.2, 0.1],
+                        [0.3, 0.0, 0.5, 0.4]])
+_labels = torch.tensor([2, 1, 2, 1, 3])
 _hint = ("[mc:rank.definition] Take each row's logit at its label as a column (N, 1), compare "
          "it with the whole row (broadcasting gives (N, C)) and count the larger ones along dim 1.")
-_name = "label_rank(logits, labels) for 3 rows of 4 classes"
-with checks.explain_errors({"must match the size": "[mc:rank.row-values-as-columns] Comparing the "
-                                                   "(N, C) logits needs each row's own label logit "
-                                                   "lined up with that row: a (N,) tensor lines up "
-                                                   "with the COLUMNS, and logits[:, labels] is an "
-                                                   "(N, N) table of every row at every label.",
-                            "": _hint}, _name):
+_columns = ("[mc:rank.row-values-as-columns] Comparing the (N, C) logits needs each row's own label "
+            "logit lined up with that row: a (N,) tensor lines up with the COLUMNS, and "
+            "logits[:, labels] is an (N, N) table of every row at every label.")
+_name = "label_rank(logits, labels) for 5 rows of 4 classes"
+with checks.explain_errors({"must match the size": _columns, "": _hint}, _name):
     _got = label_rank(_logits, _labels)
 with checks.because("[mc:rank.shape] One integer per row: an integer tensor of shape (N,)."):
     checks.expect_type(_got, torch.Tensor, _name)
-    checks.expect_shape(_got, (3,), _name)
+    checks.expect_shape(_got, (5,), _name)
     checks.expect_true(not _got.is_floating_point(), f"{_name} has dtype {_got.dtype}, not an integer one.")
-_at = _logits[torch.arange(3), _labels].unsqueeze(1)
+_at = _logits[torch.arange(5), _labels].unsqueeze(1)
 checks.reject(_got, {
-    _logits.argsort(dim=1, descending=True)[torch.arange(3), _labels]:
+    _logits.argsort(dim=1, descending=True)[torch.arange(5), _labels]:
         "[mc:rank.argsort-is-not-rank] argsort's entry j is the column of the j-th largest value, "
         "not the rank of column j: count the logits larger than the label's instead.",
+    _logits.argsort(dim=1, descending=True, stable=True).argsort(dim=1)[torch.arange(5), _labels]:
+        "[mc:rank.ties-by-position] A tie is broken by position: in the last row the label's 0.6 "
+        "ties with the 0.6 before it, and no logit is strictly larger, so its rank is 0.",
     (_logits >= _at).sum(dim=1):
         "[mc:rank.counts-itself] >= counts the label's own logit too: the top label must get 0.",
     (_logits < _at).sum(dim=1):
         "[mc:rank.direction] This counts the SMALLER logits: the rank counts the larger ones."},
     _name)
 ### BEGIN HIDDEN TESTS
-_g = torch.Generator().manual_seed(7)
-for _n, _c in [(5, 5), (6, 3), (1, 4), (4, 1)]:       # N = C hides a row/column mix-up
-    _l = torch.randn(_n, _c, generator=_g)
-    _y = torch.randint(0, _c, (_n,), generator=_g)
-    _want = torch.stack([(_l[i] > _l[i, _y[i]]).sum() for i in range(_n)])
-    _name = f"label_rank on ({_n}, {_c}) logits"
-    with checks.explain_errors({"": _hint}, _name):
-        _got = label_rank(_l, _y)
-    checks.expect_true(isinstance(_got, torch.Tensor) and _got.shape == (_n,)
-                       and torch.equal(_got.long(), _want), f"{_name} is wrong. {_hint}")
-_top = torch.eye(3) * 2                                  # each label is its row's largest: 0
-checks.expect_true(torch.equal(label_rank(_top, torch.arange(3)).long(), torch.zeros(3, dtype=torch.long)),
-                   "A label whose logit is the row's largest has rank 0. [mc:rank.counts-itself]")
+from helpers.grading import probe
+
+probe.call("label_rank(logits, labels) for 5 rows of 4 classes", label_rank,
+           torch.tensor([[0.1, 0.7, 0.2, 0.0], [0.5, 0.3, 0.2, 0.9], [0.4, 0.1, 0.8, 0.3],
+                         [0.6, 0.6, 0.2, 0.1], [0.3, 0.0, 0.5, 0.4]]), torch.tensor([2, 1, 2, 1, 3]))
+probe.call("label_rank on ties: [[1, 1, 0]] with labels 1 and 0, [[2, 5, 5, 1]] with 2, "
+           "[[3, 1, 1, 1]] with 3, [[0.5, 0.5, 0.5]] with 2", lambda: [
+               label_rank(torch.tensor([[1.0, 1.0, 0.0]]), torch.tensor([1])),
+               label_rank(torch.tensor([[1.0, 1.0, 0.0]]), torch.tensor([0])),
+               label_rank(torch.tensor([[2.0, 5.0, 5.0, 1.0]]), torch.tensor([2])),
+               label_rank(torch.tensor([[3.0, 1.0, 1.0, 1.0]]), torch.tensor([3])),
+               label_rank(torch.tensor([[0.5, 0.5, 0.5]]), torch.tensor([2]))])
+gen = torch.Generator().manual_seed(7)
+for n, c, ties in [(5, 5, False), (6, 3, False), (1, 4, False), (4, 1, False), (8, 5, True)]:
+    scores = (torch.randint(0, 3, (n, c), generator=gen).float() if ties
+              else torch.randn(n, c, generator=gen))
+    probe.call(f"label_rank on ({n}, {c}) logits" + (" with many ties" if ties else ""),
+               label_rank, scores, torch.randint(0, c, (n,), generator=gen))
+### JUDGE
+from helpers.grading.probe import got
+from helpers import judged
+
+_hint = ("[mc:rank.definition] Take each row's logit at its label as a column (N, 1), compare "
+         "it with the whole row (broadcasting gives (N, C)) and count the larger ones along dim 1.")
+_columns = ("[mc:rank.row-values-as-columns] Comparing the (N, C) logits needs each row's own label "
+            "logit lined up with that row: a (N,) tensor lines up with the COLUMNS, and "
+            "logits[:, labels] is an (N, N) table of every row at every label.")
+_ties = ("[mc:rank.ties-by-position] A tie is broken by position: a logit EQUAL to the label's "
+         "is not strictly larger, so it does not count, wherever it sits in the row.")
+
+
+def _check(key, logits, labels, tie_message):
+    got_rank = judged.value(key, {"must match the size": _columns, "": _hint})
+    with checks.because("[mc:rank.shape] One integer per row: an integer tensor of shape (N,)."):
+        checks.expect_type(got_rank, torch.Tensor, key)
+        checks.expect_shape(got_rank, (len(labels),), key)
+        checks.expect_true(not got_rank.is_floating_point() and got_rank.dtype != torch.bool,
+                           f"{key} has dtype {got_rank.dtype}, not an integer one.")
+    rows = torch.arange(len(labels))
+    at = logits[rows, labels].unsqueeze(1)
+    want = torch.stack([(logits[i] > logits[i, labels[i]]).sum() for i in range(len(labels))])
+    wrong = {
+        logits.argsort(dim=1, descending=True)[rows, labels]:
+            "[mc:rank.argsort-is-not-rank] argsort's entry j is the column of the j-th largest "
+            "value, not the rank of column j: count the logits larger than the label's instead.",
+        (logits >= at).sum(dim=1):
+            "[mc:rank.counts-itself] >= counts the label's own logit too: the top label must get 0.",
+        (logits < at).sum(dim=1):
+            "[mc:rank.direction] This counts the SMALLER logits: the rank counts the larger ones."}
+    checks.reject(got_rank.long(), {w: why for w, why in wrong.items() if not torch.equal(w, want)}, key)
+    checks.expect_true(torch.equal(got_rank.long(), want), f"{key} is wrong. " + tie_message)
+
+
+_check("label_rank(logits, labels) for 5 rows of 4 classes",
+       torch.tensor([[0.1, 0.7, 0.2, 0.0], [0.5, 0.3, 0.2, 0.9], [0.4, 0.1, 0.8, 0.3],
+                     [0.6, 0.6, 0.2, 0.1], [0.3, 0.0, 0.5, 0.4]]), torch.tensor([2, 1, 2, 1, 3]),
+       "[mc:rank.ties-by-position] A tie is broken by position: in the last row the label's 0.6 "
+       "ties with the 0.6 before it, and no logit is strictly larger, so its rank is 0.")
+_key = ("label_rank on ties: [[1, 1, 0]] with labels 1 and 0, [[2, 5, 5, 1]] with 2, "
+        "[[3, 1, 1, 1]] with 3, [[0.5, 0.5, 0.5]] with 2")
+_found = judged.value(_key, {"must match the size": _columns, "": _hint})
+for _said, _logits, _label, _want in zip(
+        _found, ([[1.0, 1.0, 0.0]], [[1.0, 1.0, 0.0]], [[2.0, 5.0, 5.0, 1.0]], [[3.0, 1.0, 1.0, 1.0]],
+                 [[0.5, 0.5, 0.5]]), (1, 0, 2, 3, 2), (0, 0, 0, 1, 0)):
+    checks.expect_true(isinstance(_said, torch.Tensor) and _said.shape == (1,) and _said.item() == _want,
+                       f"label_rank({_logits}, [{_label}]) gave {_said}, not [{_want}]. {_ties}")
+_gen = torch.Generator().manual_seed(7)
+for _n, _c, _many in [(5, 5, False), (6, 3, False), (1, 4, False), (4, 1, False), (8, 5, True)]:
+    _l = (torch.randint(0, 3, (_n, _c), generator=_gen).float() if _many
+          else torch.randn(_n, _c, generator=_gen))
+    _y = torch.randint(0, _c, (_n,), generator=_gen)
+    _check(f"label_rank on ({_n}, {_c}) logits" + (" with many ties" if _many else ""), _l, _y,
+           _ties if _many else _hint)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 8. Devices and device-agnostic code
+# ## 8. Joining, selecting and contracting: cat, stack, where, einsum, index_add_
+#
+# `torch.cat(tensors, dim)` joins tensors along an axis they already have: their other sizes
+# must match, and the sizes along `dim` add up. `torch.stack(tensors, dim)` first gives
+# every tensor a new axis of size 1 at position `dim` (so all shapes must be equal), then
+# joins them along it.
+#
+# **Quick quiz (predict, then run the cell after the test).** With `a = torch.zeros(2, 5)`,
+# what are the shapes of `torch.stack([a, a, a], dim=1)` and `torch.cat([a, a, a], dim=1)`?
+# Set `quiz_join` to a tuple of two shapes (tuples of integers), in that order.
+
+# %% solution 01_tensors-quiz-join
+### BEGIN SOLUTION
+quiz_join = ((2, 3, 5), (2, 15))
+### END SOLUTION
+
+# %% test 01_tensors-quiz-join-test points=1
+with checks.because("[mc:join.quiz-format] Answer with a tuple of two shapes, each a tuple of "
+                    "integers: (the stack's shape, the cat's shape)."):
+    checks.answer("01_tensors-quiz-join", quiz_join, "quiz_join", kind=(tuple, list))
+    checks.expect_true(len(quiz_join) == 2 and all(isinstance(s, (tuple, list, torch.Size))
+                                                   for s in quiz_join),
+                       f"quiz_join = {quiz_join!r} is not two shapes.")
+### BEGIN HIDDEN TESTS
+from helpers.grading import probe
+probe.answer("quiz_join")
+### JUDGE
+from helpers.grading.probe import got
+_said = got["quiz_join"]
+with checks.because("[mc:join.quiz-format] Answer with a tuple of two shapes, each a tuple of "
+                    "integers: (the stack's shape, the cat's shape)."):
+    checks.answer("01_tensors-quiz-join", _said, "quiz_join", kind=(tuple, list))
+    checks.expect_true(len(_said) == 2 and all(type(s) in (tuple, list, torch.Size) for s in _said)
+                       and all(type(n) is int for s in _said for n in s),
+                       f"quiz_join = {_said!r} is not two shapes.")
+checks.expect_true(tuple(_said[0]) == (2, 3, 5),
+                   "[mc:join.rule] stack gives each (2, 5) tensor a new axis of size 1 at position "
+                   "dim = 1, then joins the three along it.")
+checks.expect_true(tuple(_said[1]) == (2, 15),
+                   "[mc:join.rule] cat joins along an axis the tensors have: the sizes on dim 1 "
+                   "add up, and the others stay.")
+### END HIDDEN TESTS
+
+# %% wrong 01_tensors-quiz-join
+{
+    ((3, 2, 5), (2, 15)): "[mc:join.stack-in-front] stack puts the new axis at position dim, "
+                          "here 1: between the 2 and the 5, not in front.",
+    ((2, 5, 3), (2, 15)): "[mc:join.stack-at-end] dim=1 is the position of the new axis in "
+                          "the RESULT: the 3 copies sit between the 2 rows and the 5 columns.",
+    ((2, 3, 5), (6, 5)): "[mc:join.cat-axis] cat along dim=1 joins the columns: the sizes on "
+                         "dim 1 add up (5 + 5 + 5), the 2 rows stay.",
+    ((2, 15), (2, 3, 5)): "[mc:join.cat-vs-stack] The two are swapped: stack makes a new axis "
+                          "(one more dim), cat joins along an existing one.",
+    ((2, 15), (2, 15)): "[mc:join.cat-vs-stack] stack does not join along an existing axis: it "
+                        "adds a new one, of size 3, at position 1.",
+}
+
+# %% [markdown]
+# Both, and two more: compare the first two lines with your answer.
+
+# %%
+a = torch.zeros(2, 5)
+for name, t in [("stack dim=1", torch.stack([a, a, a], dim=1)), ("cat dim=1", torch.cat([a, a, a], dim=1)),
+                ("stack dim=0", torch.stack([a, a, a])), ("cat dim=0", torch.cat([a, a, a]))]:
+    print(f"{name:12} {tuple(t.shape)}")
+
+# %% [markdown]
+# `torch.where(condition, x, y)` takes x where the condition holds and y elsewhere, with all
+# three broadcast together. `torch.einsum` names every axis by a letter: letters that appear
+# in the inputs but not after `->` are summed over, so `"nd,md->nm"` is every dot product of
+# a row of one matrix with a row of the other, and `"ij,jk->ik"` a matrix product.
+
+# %%
+v = torch.tensor([-2.0, 0.5, 3.0])
+print("where:", torch.where(v > 0, v, 0.0), " clipped at 1:", torch.where(v > 1, 1.0, v))
+left, right = torch.arange(6.0).view(2, 3), torch.arange(12.0).view(4, 3)
+print("einsum nd,md->nm:", tuple(torch.einsum("nd,md->nm", left, right).shape),
+      "equals left @ right.T:", torch.equal(torch.einsum("nd,md->nm", left, right), left @ right.T))
+
+# %% [markdown]
+# **Sums per class.** With features `feats` (N, D) and integer `labels` (N,), the sum of
+# the features of each class is one call: `index_add_(0, labels, feats)` adds row i of
+# `feats` into row `labels[i]` of the target, so rows with the same label pile up in one
+# place. `scatter_add_` does the same with an index of the source's shape, and
+# `torch.bincount` counts the rows per class, which turns the sums into means.
+
+# %%
+feats = torch.tensor([[1.0, 0.0], [2.0, 2.0], [0.0, 4.0], [3.0, 1.0]])
+labels = torch.tensor([2, 0, 2, 0])
+sums = torch.zeros(3, 2).index_add_(0, labels, feats)
+same = torch.zeros(3, 2).scatter_add_(0, labels[:, None].expand(-1, 2), feats)
+counts = torch.bincount(labels, minlength=3)
+print(sums, "\nscatter_add_ agrees:", torch.equal(sums, same), "| rows per class:", counts)
+print("class means (class 1 has no rows: 0/0 is nan):", sums / counts[:, None])
+
+# %% [markdown]
+# ## 9. Devices and device-agnostic code
 #
 # A tensor lives on one device; operations need their operands on the same device.
 # Choose the device once and move data and models with `.to(device)`: the same notebook
@@ -1426,7 +2028,7 @@ print(one_way.item(), other_way.item(), " equal:", torch.equal(one_way, other_wa
       " allclose:", torch.allclose(one_way, other_way, atol=1e-3))
 
 # %% [markdown]
-# ## 9. Common mistakes
+# ## 10. Common mistakes
 #
 # Each one reproduced live, then fixed.
 #
@@ -1437,21 +2039,6 @@ img = torch.randn(2, 3, 4, 4)
 with checks.expect_error(RuntimeError):
     img.permute(0, 2, 3, 1).view(2, -1)
 print("fix:", img.permute(0, 2, 3, 1).reshape(2, -1).shape, img.permute(0, 2, 3, 1).contiguous().view(2, -1).shape)
-
-# %% [markdown]
-# **Mismatched sizes that are not 1** cannot broadcast: add the missing axis on purpose.
-
-# %%
-with checks.expect_error(RuntimeError):
-    torch.zeros(2, 3) + torch.zeros(2)
-print("fix:", (torch.zeros(2, 3) + torch.zeros(2).unsqueeze(1)).shape)
-
-# %% [markdown]
-# **The silent outer product** (no error at all): check shapes before reducing.
-
-# %%
-p, y = torch.randn(8), torch.randn(8, 1)
-print("silent:", tuple((p - y).shape), " fix:", tuple((p - y.view(-1)).shape))
 
 # %% [markdown]
 # **float64 from NumPy meets float32 weights**: a matrix product refuses the mix.
@@ -1478,15 +2065,6 @@ grid = torch.zeros(1, 3).expand(2, 3)
 with checks.expect_error(RuntimeError):
     grid.add_(1)
 print("fix:", grid.clone().add_(1))
-
-# %% [markdown]
-# **`.numpy()` on a tensor in the graph.**
-
-# %%
-param = torch.ones(2, requires_grad=True)
-with checks.expect_error(RuntimeError):
-    (param * 2).numpy()
-print("fix:", (param * 2).detach().cpu().numpy())
 
 # %% [markdown]
 # ## Summary

@@ -5,15 +5,17 @@
 # `.grad`. That one line hides a data structure: while your code runs, PyTorch records
 # each operation in a graph, and `backward` walks that graph from the loss back to the
 # parameters applying the chain rule. When you can see the graph, the surprises of
-# autograd (a gradient that is `None`, a graph that is already freed, an in-place error)
-# stop being surprises.
+# autograd (a gradient that is `None`, a graph that is already freed, an in-place error, a
+# NaN from nowhere) stop being surprises.
 #
 # **You will learn to**
 # - tell leaves from intermediates and read `grad_fn` / `next_functions`;
-# - compute a backward pass by hand (adjoints add over paths) and check it three ways;
-# - use vector-Jacobian products, gradient accumulation, `retain_grad`, `no_grad`, `detach`;
-# - recognise and fix the two in-place errors;
-# - write a custom `autograd.Function` and test its backward with `gradcheck`.
+# - compute a backward pass by hand, check it three ways, and walk the graph yourself;
+# - use vector-Jacobian products, per-sample gradients (`torch.func`) and higher-order
+#   gradients;
+# - control what backward records and keeps: `.grad` across calls, `retain_grad`, hooks,
+#   `no_grad`, `detach`;
+# - find in-place errors and NaN gradients, and test a custom `autograd.Function`.
 #
 # **Prerequisites:** notebook 01 (tensors, shapes, broadcasting), the chain rule from calculus.
 #
@@ -42,7 +44,7 @@ torch.manual_seed(0)
 # as it is by default) is an **intermediate**: it has a `grad_fn`, the backward node
 # that knows how to push a gradient to its inputs.
 # `t.requires_grad_()` switches gradient tracking on for an existing leaf, in place, and
-# `t.detach()` returns a tensor with `t`'s values that does not require grad (section 7
+# `t.detach()` returns a tensor with `t`'s values that does not require grad (section 8
 # says more).
 
 # %%
@@ -88,10 +90,14 @@ with checks.because("[mc:autograd.quiz-type] The answer is a count, a whole numb
     checks.answer("02_autograd-quiz-leaves", answer_leaves, "answer_leaves", kind=int,
                   choices=range(5))
 ### BEGIN HIDDEN TESTS
-_x = torch.randn(3, requires_grad=True)
-_y = _x * 2
-_z = _y.detach()
-checks.expect_true(answer_leaves == sum(t.is_leaf for t in (_x, _y, _z, _z + 1)),
+from helpers.grading import probe
+probe.answer("answer_leaves")
+### JUDGE
+from helpers.grading.probe import got
+with checks.because("[mc:autograd.quiz-type] The answer is a count, a whole number."):
+    checks.answer("02_autograd-quiz-leaves", got["answer_leaves"], "answer_leaves", kind=int,
+                  choices=range(5))
+checks.expect_true(got["answer_leaves"] == 3,
                    "[mc:autograd.leaf-definition] A leaf is a tensor with no grad_fn: check each "
                    "of x, y, z and u for an operation that autograd recorded.")
 ### END HIDDEN TESTS
@@ -123,7 +129,7 @@ for name, t in [("x", x), ("y", y), ("z", z), ("u", u)]:
     print(f"{name}: is_leaf={t.is_leaf!s:5}  requires_grad={t.requires_grad!s:5}  grad_fn={t.grad_fn}")
 
 # %% [markdown]
-# ## 2. Define-by-run: the graph is built as the code runs
+# ## 2. Define-by-run
 #
 # There is no graph before the forward pass. Each operation appends a node as it
 # executes, so ordinary Python `if`s and loops decide the graph's shape: two calls of
@@ -155,10 +161,12 @@ for value in (1.5, -1.5):
 #    box and check.
 
 # %%
+import helpers.autograd_graph  # so that this cell also runs on its own after a restart
+
 helpers.autograd_graph.explore(branchy, x=(-2, 2, 0.1, 1.5))
 
 # %% [markdown]
-# ## 3. Backward is the reverse-mode chain rule
+# ## 3. Backward and the chain rule
 #
 # Take the seed graph c = a·b, d = c + a, L = d² at a = 2, b = 3. Walk it backwards,
 # carrying the **adjoint** of each node (dL/d node):
@@ -226,12 +234,18 @@ answer_seed_grad = -1.0
 with checks.because("[mc:autograd.quiz-type] The answer is a number."):
     checks.answer("02_autograd-quiz-seed", answer_seed_grad, "answer_seed_grad", kind=float)
 ### BEGIN HIDDEN TESTS
-_a = torch.tensor(2.0, requires_grad=True)
-((_a * float(answer_seed_grad) + _a) ** 2).backward()
-checks.expect_true(abs(_a.grad.item()) < 1e-6,
-                   f"At b = {answer_seed_grad}, a.grad is {_a.grad.item():g}. "
-                   "[mc:autograd.chain-rule] Add a's two paths: 2d·b through c = a·b and 2d "
-                   "directly, with d = 2b + 2 at a = 2; find where the sum is 0.")
+from helpers.grading import probe
+probe.answer("answer_seed_grad")
+### JUDGE
+from helpers.grading.probe import got
+_b = got["answer_seed_grad"]
+with checks.because("[mc:autograd.quiz-type] The answer is a number."):
+    checks.answer("02_autograd-quiz-seed", _b, "answer_seed_grad", kind=float)
+_d = 2 * _b + 2                                   # d = ab + a at a = 2
+checks.expect_true(abs(2 * _d * _b + 2 * _d) < 1e-6,
+                   f"At b = {_b}, a.grad is {2 * _d * _b + 2 * _d:g}. [mc:autograd.chain-rule] Add "
+                   "a's two paths: 2d·b through c = a·b and 2d directly, with d = 2b + 2 at a = 2; "
+                   "find where the sum is 0.")
 ### END HIDDEN TESTS
 
 # %% wrong 02_autograd-quiz-seed
@@ -258,18 +272,6 @@ checks.expect_true(abs(_a.grad.item()) < 1e-6,
 import helpers.autograd_graph  # so that this cell also runs on its own after a restart
 
 helpers.autograd_graph.explore()
-
-# %% [markdown]
-# In symbols: a.grad = 2d·b + 2d = 2d·(b + 1) with d = ab + a. Some texts say a.grad
-# "follows 16b + 16"; that holds only where 2d·(b + 1) = 16b + 16, which at a = 2 means
-# 4(b + 1)² = 16(b + 1): at b = 3 and at b = −1. The cell compares the three at a few b:
-
-# %%
-for b_value in (3.0, -1.0, 1.0, -2.0):
-    g = helpers.autograd_graph.seed_graph(2.0, b_value)
-    d_value = 2.0 * b_value + 2.0
-    print(f"b = {b_value:+}: a.grad = {g.leaf('a').grad.item():g}, "
-          f"2d(b+1) = {2 * d_value * (b_value + 1):g}, 16b+16 = {16 * b_value + 16:g}")
 
 # %% [markdown]
 # ### Exercise 1: predict a gradient through fan-out (2 points)
@@ -301,10 +303,13 @@ fanout_grad = q_val + x_val * (y_val + 2 * x_val)
 with checks.because("[mc:autograd.quiz-type] The answer is a number."):
     checks.answer("02_autograd-fanout", fanout_grad, "fanout_grad", kind=float)
 ### BEGIN HIDDEN TESTS
-_x = torch.tensor(2.0, requires_grad=True)
-_q = _x * -1.0 + _x ** 2
-(_q * _x).backward()
-checks.expect_close(fanout_grad, _x.grad.item(), "fanout_grad",
+from helpers.grading import probe
+probe.answer("fanout_grad")
+### JUDGE
+from helpers.grading.probe import got
+with checks.because("[mc:autograd.quiz-type] The answer is a number."):
+    checks.answer("02_autograd-fanout", got["fanout_grad"], "fanout_grad", kind=float)
+checks.expect_close(got["fanout_grad"], 8.0, "fanout_grad",
                     hint="[mc:autograd.one-path] Sum the adjoints of all three edges from x: "
                          "d out/dx = q + x·(y + 2x).")
 ### END HIDDEN TESTS
@@ -334,13 +339,16 @@ checks.expect_close(fanout_grad, _x.grad.item(), "fanout_grad",
 #    that none of the three adjoints is 0 there. Explain what cancels.
 
 # %%
+import helpers.autograd_graph  # so that this cell also runs on its own after a restart
+
 helpers.autograd_graph.explore(fanout, x=(-3, 3, 0.1, 2.0), y=(-3, 3, 0.1, -1.0))
 
 # %% [markdown]
 # **Calling the nodes yourself.** A `grad_fn` node is callable: given the adjoint of its
 # output it returns the adjoints of its inputs, one per entry of `next_functions` (a
-# single tensor when the node has one input, a tuple otherwise). That is all `backward`
-# does, node by node.
+# single tensor when the node has one input, a tuple otherwise). Backward does this for
+# every node of the graph; what is left to decide is the order of the calls, and how many
+# there are.
 
 # %%
 a = torch.tensor(2.0, requires_grad=True)
@@ -354,91 +362,315 @@ print(pow_node.name(), g_d.item(), "|", add_node.name(), g_c.item(), g_a_direct.
       [(n.name(), k) for n, k in add_node.next_functions])
 
 # %% [markdown]
-# ### Exercise 2: walk grad_fn by hand (2 points)
+# The simplest walk calls the output's node on the adjoint 1 and sends each returned adjoint
+# straight down its edge, calling the node there at once; a leaf's `AccumulateGrad` adds up
+# what reaches it. A node that two consumers use is reached twice, and called twice. The
+# walk counts its node calls:
+
+# %%
+def walk_every_path(output, leaves):
+    """The leaves' gradients, calling a node each time an adjoint reaches it; and the count."""
+    totals, calls = {}, 0
+
+    def visit(node, adjoint):
+        nonlocal calls
+        if hasattr(node, "variable"):               # AccumulateGrad: add to the leaf's total
+            totals[id(node.variable)] = totals.get(id(node.variable), 0) + adjoint
+            return
+        calls += 1
+        adjoints = node(adjoint)
+        if isinstance(adjoints, torch.Tensor):      # one input: a tensor, not a tuple
+            adjoints = (adjoints,)
+        for (child, _), g in zip(node.next_functions, adjoints):
+            if child is not None and g is not None:   # None: an input that needs no gradient
+                visit(child, g)
+
+    visit(output.grad_fn, torch.ones_like(output))
+    return [totals.get(id(leaf)) for leaf in leaves], calls
+
+
+grads, calls = walk_every_path(L, [a, b])
+print("seed graph: a.grad, b.grad =", [g.item() for g in grads], "in", calls, "node calls")
+
+# %% [markdown]
+# **Quick quiz (predict, then run the cell after the test).** Square a leaf ten times:
 #
-# *Misconception targeted: a value used twice gets the sum of its paths' adjoints, not
-# the last one to arrive.*
+# ```python
+# x = torch.tensor(1.0, requires_grad=True)
+# y = x
+# for _ in range(10):
+#     y = y * y
+# ```
 #
-# Complete `walk_grads(output, leaves)`: starting at `output.grad_fn` with adjoint 1, call
-# every node on its adjoint and pass each returned adjoint to the matching entry of
-# `next_functions` (skip entries that are `None`). At an `AccumulateGrad` node (it has a
-# `.variable`), add the adjoint to that leaf's total. Do not call `backward` or
-# `torch.autograd.grad`. On the seed graph it must give 64 and 32.
+# The graph has ten `Mul` nodes, each using the one before it twice. How many node calls
+# does `walk_every_path(y, [x])` make? Put a whole number in `answer_walk_calls`.
+
+# %% solution 02_autograd-quiz-walk-calls
+### BEGIN SOLUTION
+answer_walk_calls = 1023
+### END SOLUTION
+
+# %% test 02_autograd-quiz-walk-calls-test points=1
+with checks.because("[mc:autograd.quiz-type] The answer is a count, a whole number."):
+    checks.answer("02_autograd-quiz-walk-calls", answer_walk_calls, "answer_walk_calls", kind=int)
+### BEGIN HIDDEN TESTS
+from helpers.grading import probe
+probe.answer("answer_walk_calls")
+### JUDGE
+from helpers.grading.probe import got
+with checks.because("[mc:autograd.quiz-type] The answer is a count, a whole number."):
+    checks.answer("02_autograd-quiz-walk-calls", got["answer_walk_calls"], "answer_walk_calls",
+                  kind=int)
+checks.expect_true(got["answer_walk_calls"] == 2 ** 10 - 1,
+                   "[mc:walk.every-path] The walk calls a node once per path from the output down "
+                   "to it: once for the top Mul, twice for the next, four times for the third.")
+### END HIDDEN TESTS
+
+# %% wrong 02_autograd-quiz-walk-calls
+{
+    10: "[mc:walk.calls-per-node] The walk calls a node each time an adjoint reaches it, not "
+        "once: the second Mul from the top is reached along two edges, the third along four.",
+    20: "[mc:walk.calls-per-node] Two calls per node would hold if only the top node fanned "
+        "out: every node reached twice sends two adjoints down EACH of its two edges.",
+    1024: "[mc:walk.paths-double] The top node is called once, the next twice, and so on down "
+          "to 512 for the tenth: add 1 + 2 + … + 512.",
+    512: "[mc:walk.paths-double] 512 is the calls of the lowest Mul alone: the nine above it "
+         "are called too (1 + 2 + … + 256 times).",
+    2047: "[mc:walk.leaf-calls] The leaf is reached 1024 times, but its AccumulateGrad only "
+          "adds: the count is of operation nodes called.",
+}
+
+# %% [markdown]
+# The chain, walked: compare the count with your answer. A node is called once per path from
+# the output down to it.
+
+# %%
+x = torch.tensor(1.0, requires_grad=True)
+y = x
+for _ in range(10):
+    y = y * y
+(grad_x,), calls = walk_every_path(y, [x])
+print(f"x.grad = {grad_x.item():g} (2 to the 10th), node calls: {calls}")
+
+# %% [markdown]
+# The **walk counter** counts, on the recorded graph itself, the calls of this walk and of
+# a walk that first sums every adjoint reaching a node and then calls it once. Tasks:
+#
+# 1. Check the quiz at depth 10. Predict the count at depth 20, then set it.
+# 2. Switch the step to `y = y·y + y`. Predict how much the count grows from one depth to
+#    the next (count the paths from one level's `Add` node down to the level below), then
+#    check.
+# 3. Switch to `y = sin(y)`: notice that both walks make the same calls. Explain what a
+#    graph needs for the per-path walk to cost more than one call per node.
+
+# %%
+import helpers.graph_walks  # so that this cell also runs on its own after a restart
+
+helpers.graph_walks.explore()
+
+# %% [markdown]
+# Counts are not times. The cell runs the per-path walk at three depths, and beside it
+# `torch.autograd.grad` on the same graph, counting the calls autograd's engine makes (a
+# hook on every node counts them):
+
+# %%
+import helpers.graph_walks  # the chain and the engine's count
+
+for depth in (8, 12, 16):
+    y, x = helpers.graph_walks.chain("y = y·y", depth)
+    start = time.perf_counter()
+    _, walked = walk_every_path(y, [x])
+    walk_ms = (time.perf_counter() - start) * 1e3
+    start = time.perf_counter()
+    _, engine = helpers.graph_walks.engine_calls(y, x)
+    engine_ms = (time.perf_counter() - start) * 1e3
+    print(f"depth {depth:2}: per-path walk {walked:6} calls, {walk_ms:7.1f} ms | "
+          f"autograd's engine {engine:2} calls, {engine_ms:4.1f} ms")
+
+# %% [markdown]
+# ### Exercise 2: walk the graph once per node (3 points)
+#
+# *Misconception targeted: following every path is how backward works (then its cost
+# would double with every level of fan-out), and a node may be called as soon as one
+# adjoint reaches it.*
+#
+# Complete `walk_grads(output, leaves)`. It returns what `walk_every_path` returns for the
+# leaves, without the count (a leaf that the output does not depend on gets `None`), but it
+# calls every operation node **once**, on the **sum** of the adjoints its consumers send it.
+# So a node may be called only after every node that uses its output has been called: the
+# nodes must be called in a *topological order* of the graph, read from the output. Work
+# that order out from `next_functions` before you call any node. Do not call `backward` or
+# `torch.autograd.grad`. The test counts the node calls on a chain 30 levels deep.
 
 # %% solution 02_autograd-walk
 def walk_grads(output, leaves):
-    totals = {}                                   # id(leaf tensor) -> summed adjoint
+    ### BEGIN SOLUTION
+    order, seen = [], set()
 
-    def visit(node, adjoint):
-        ### BEGIN SOLUTION
-        if hasattr(node, "variable"):
-            key = id(node.variable)
-            totals[key] = totals.get(key, 0) + adjoint
+    def place(node):                          # depth-first: a node after all of its inputs
+        if node is None or node in seen:
             return
+        seen.add(node)
+        for child, _ in node.next_functions:
+            place(child)
+        order.append(node)
+
+    place(output.grad_fn)
+    pending = {output.grad_fn: torch.ones_like(output)}   # node -> sum of adjoints so far
+    totals = {}
+    for node in reversed(order):              # every consumer of a node comes before it
+        adjoint = pending.pop(node, None)
+        if adjoint is None:
+            continue
+        if hasattr(node, "variable"):
+            totals[id(node.variable)] = adjoint
+            continue
         adjoints = node(adjoint)
         if isinstance(adjoints, torch.Tensor):
             adjoints = (adjoints,)
         for (child, _), g in zip(node.next_functions, adjoints):
             if child is not None and g is not None:
-                visit(child, g)
-        ### END SOLUTION
-
-    visit(output.grad_fn, torch.ones_like(output))
+                pending[child] = pending[child] + g if child in pending else g
     return [totals.get(id(leaf)) for leaf in leaves]
+    ### END SOLUTION
 
-# %% test 02_autograd-walk-test points=2
-class _NoAutograd:
-    """Inside the block, backward and autograd.grad refuse: the walk must call the nodes."""
-
-    def __enter__(self):
-        self._saved = torch.Tensor.backward, torch.autograd.grad
-
-        def refuse(*args, **kwargs):
-            raise checks.CheckFailed("walk_grads called backward or torch.autograd.grad. "
-                                     "[mc:walk.used-autograd] Call the nodes yourself: "
-                                     "node(adjoint) returns its inputs' adjoints.")
-        torch.Tensor.backward, torch.autograd.grad = refuse, refuse
-
-    def __exit__(self, *exc):
-        torch.Tensor.backward, torch.autograd.grad = self._saved
-
+# %% test 02_autograd-walk-test points=3
+from helpers import graph_walks as _walks
+from helpers.refuse import refusing as _refusing
 
 _a = torch.tensor(2.0, requires_grad=True)
 _b = torch.tensor(3.0, requires_grad=True)
 _L = (_a * _b + _a) ** 2
-_hint = ("[mc:walk.node-call] Call node(adjoint); wrap a single returned tensor in a tuple; "
-         "zip the adjoints with node.next_functions and visit each child that is not None.")
-with _NoAutograd(), checks.explain_errors({"": _hint}, "walk_grads(L, [a, b])"):
+_hint = ("[mc:walk.node-call] Call node(adjoint); wrap a single returned tensor in a tuple; zip "
+         "the adjoints with node.next_functions and skip the entries that are None.")
+_every_path = ("[mc:walk.every-path] A node was called once per path from the output down to "
+               "it, so the calls double at every level of fan-out: sum what reaches a node first, "
+               "and call it once.")
+_hints = {"called backward or torch.autograd.grad": "[mc:walk.used-autograd] Call the nodes "
+                                                     "yourself: node(adjoint) returns its "
+                                                     "inputs' adjoints.",
+          "budget": _every_path, "": _hint}
+_no_backward = (["torch.Tensor.backward", "torch.autograd.grad"],
+                "walk_grads called backward or torch.autograd.grad")
+with _refusing(*_no_backward), checks.explain_errors(_hints, "walk_grads(L, [a, b])"):
     _got = walk_grads(_L, [_a, _b])
 with checks.because(_hint):
     checks.expect_type(_got, (list, tuple), "walk_grads(L, [a, b])")
     checks.expect_equal(len(_got), 2, "the number of gradients returned")
-# The nodes' outputs may still be attached to the graph: read them as plain numbers.
-_got = [g.detach() if isinstance(g, torch.Tensor) else g for g in _got]
 checks.expect_true(_got[1] is not None, "b got no gradient. [mc:walk.first-input-only] Follow "
                    "EVERY entry of next_functions, not only the first.")
 checks.expect_true(_got[0] is not None, "a got no gradient. [mc:walk.leaf-total] At an "
-                   "AccumulateGrad node add the adjoint to totals[id(node.variable)].")
-checks.reject_close(float(_got[0]), {
+                   "AccumulateGrad node, keep the adjoint for the leaf node.variable.")
+checks.reject_close(torch.as_tensor(_got[0]).detach(), {
     48.0: "[mc:autograd.fanout-overwrite] a's total is only the path through c: a reaches L "
           "along two paths, and their adjoints must be ADDED, not overwritten.",
     16.0: "[mc:autograd.fanout-overwrite] a's total is only the direct path: a reaches L along "
           "two paths, and their adjoints must be ADDED, not overwritten."}, "a's gradient")
+_chain = _walks.counted_chain(30)
+with _refusing(*_no_backward), checks.explain_errors(_hints, "walk_grads on y ← y + y, 30 levels"):
+    walk_grads(_chain.output, [_chain.leaf])
+checks.expect_true(_chain.calls <= _chain.nodes, f"walk_grads made {_chain.calls} node calls on "
+                   f"a graph of {_chain.nodes} nodes. {_every_path}")
+(_mine,), (_autograd,) = walk_grads(_chain.output, [_chain.leaf]), torch.autograd.grad(
+    _chain.output, _chain.leaf)
+checks.expect_true(_mine is not None and torch.allclose(torch.as_tensor(_mine).detach().double(), _autograd),
+                   f"walk_grads on y ← y + y gave {_mine}, autograd {_autograd}. [mc:walk.order] "
+                   "A node was called before all of its adjoints had arrived (or the later ones "
+                   "were dropped): call each node once, on the sum of what reached it.")
 ### BEGIN HIDDEN TESTS
-checks.expect_close(float(_got[0]), 64.0, "a's gradient", hint=_hint)
-checks.expect_close(float(_got[1]), 32.0, "b's gradient", hint=_hint)
+from helpers.grading import probe
+from helpers import graph_walks
+from helpers.refuse import refusing
+
+
+def walked(output, leaves):
+    with refusing(["torch.Tensor.backward", "torch.autograd.grad"],
+                  "walk_grads called backward or torch.autograd.grad"):
+        return walk_grads(output, leaves)
+
+
+a = torch.tensor(2.0, requires_grad=True)
+b = torch.tensor(3.0, requires_grad=True)
+probe.observe("walk_grads(L, [a, b]) on the seed graph", lambda: walked((a * b + a) ** 2, [a, b]))
+for skip, name in ((False, "y ← y + y, 30 levels"), (True, "y ← ½·(½·y) + y, 30 levels")):
+    chain = graph_walks.counted_chain(30, skip=skip)
+    probe.observe(f"walk_grads on {name}", lambda: walked(chain.output, [chain.leaf]))
+    probe.value(f"node calls on {name}", chain.calls)
+x = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
+y = torch.tensor(-1.3, dtype=torch.float64, requires_grad=True)
+probe.observe("walk_grads(sin(x·y)·x + y², [x, y])", lambda: walked(torch.sin(x * y) * x + y * y, [x, y]))
+v = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
+c = torch.tensor([3.0, 0.5, -2.0], dtype=torch.float64)          # needs no gradient
+z = torch.tensor(4.0, dtype=torch.float64, requires_grad=True)   # the output does not use it
+probe.observe("walk_grads((v·c + v).sum(), [v, z])", lambda: walked((v * c + v).sum(), [v, z]))
+### JUDGE
+import math
+
+from helpers.grading.probe import got
+from helpers import judged
+
+_hint = ("[mc:walk.node-call] Call node(adjoint); wrap a single returned tensor in a tuple; zip "
+         "the adjoints with node.next_functions and skip the entries that are None.")
+_every_path = ("[mc:walk.every-path] A node was called once per path from the output down to "
+               "it, so the calls double at every level of fan-out: sum what reaches a node first, "
+               "and call it once.")
+_order = ("[mc:walk.order] A node was called before all of its adjoints had arrived (or the later "
+          "ones were dropped): on y ← ½·(½·y) + y, y's node is reached along the direct edge two "
+          "levels before the other path reaches it. Call the nodes in a topological order, each "
+          "once, on the sum of what reached it.")
+_hints = {"called backward or torch.autograd.grad": "[mc:walk.used-autograd] Call the nodes "
+                                                     "yourself: node(adjoint) returns its "
+                                                     "inputs' adjoints.",
+          "budget": _every_path, "": _hint}
+
+
+def _grads(key, count, hints=_hints):
+    found = judged.value(key, hints)
+    with checks.because(_hint):
+        checks.expect_type(found, (list, tuple), key)
+        checks.expect_equal(len(found), count, f"the number of gradients {key} returned")
+    return [None if g is None else torch.as_tensor(g, dtype=torch.float64) for g in found]
+
+
+_ga, _gb = _grads("walk_grads(L, [a, b]) on the seed graph", 2)
+checks.expect_true(_gb is not None, "b got no gradient. [mc:walk.first-input-only] Follow EVERY "
+                   "entry of next_functions, not only the first.")
+checks.expect_true(_ga is not None, "a got no gradient. [mc:walk.leaf-total] At an "
+                   "AccumulateGrad node, keep the adjoint for the leaf node.variable.")
+checks.reject_close(_ga, {
+    48.0: "[mc:autograd.fanout-overwrite] a's total is only the path through c: a reaches L "
+          "along two paths, and their adjoints must be ADDED, not overwritten.",
+    16.0: "[mc:autograd.fanout-overwrite] a's total is only the direct path: a reaches L along "
+          "two paths, and their adjoints must be ADDED, not overwritten."}, "a's gradient")
+checks.expect_close(_ga, torch.tensor(64.0, dtype=torch.float64), "a's gradient", hint=_hint)
+checks.expect_close(_gb, torch.tensor(32.0, dtype=torch.float64), "b's gradient", hint=_hint)
+for _name, _nodes, _want, _why in [("y ← y + y, 30 levels", 30, 2.0 ** 30, _every_path),
+                                   ("y ← ½·(½·y) + y, 30 levels", 90, 1.25 ** 30, _order)]:
+    (_g,) = _grads(f"walk_grads on {_name}", 1, {**_hints, "budget": _why})
+    _calls = got[f"node calls on {_name}"]
+    checks.expect_true(_calls <= _nodes, f"walk_grads made {_calls} node calls on {_name}, a "
+                       f"graph of {_nodes} nodes. {_why}")
+    checks.expect_true(_g is not None and math.isclose(_g.item(), _want, rel_tol=1e-9),
+                       f"walk_grads on {_name} gave the leaf {_g}: each node's adjoint is the "
+                       f"sum of everything that reaches it. {_order}")
 _x = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
 _y = torch.tensor(-1.3, dtype=torch.float64, requires_grad=True)
-_out = torch.sin(_x * _y) * _x + _y * _y
-with _NoAutograd():
-    _mine = walk_grads(_out, [_x, _y])
-for _name, _g, _r in zip(("x", "y"), _mine, torch.autograd.grad(_out, [_x, _y])):
-    checks.expect_true(_g is not None, f"{_name} got no gradient. {_hint}")
-    checks.expect_close(float(_g.detach() if isinstance(_g, torch.Tensor) else _g), _r.item(), f"{_name}'s gradient of sin(x·y)·x + y²", hint=_hint)
+for _name, _g, _r in zip("xy", _grads("walk_grads(sin(x·y)·x + y², [x, y])", 2),
+                         torch.autograd.grad(torch.sin(_x * _y) * _x + _y * _y, [_x, _y])):
+    checks.expect_true(_g is not None, f"{_name} got no gradient from walk_grads(sin(x·y)·x + y², "
+                       f"[x, y]). {_hint}")
+    checks.expect_close(_g, _r, f"{_name}'s gradient of sin(x·y)·x + y²", hint=_hint)
+_gv, _gz = _grads("walk_grads((v·c + v).sum(), [v, z])", 2)
+checks.expect_true(_gv is not None, f"v got no gradient from walk_grads((v·c + v).sum(), [v, z]). {_hint}")
+checks.expect_close(_gv, torch.tensor([4.0, 1.5, -1.0], dtype=torch.float64),
+                    "v's gradient of (v·c + v).sum()", hint=_hint)
+checks.expect_true(_gz is None, f"walk_grads((v·c + v).sum(), [v, z]) gave z, which the output "
+                   f"does not use, the gradient {_gz}. [mc:walk.unused-leaf] A leaf that no path "
+                   "reaches gets None, as walk_every_path gives it.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 4. Gradients accumulate
+# ## 4. A second backward into the same .grad
 #
 # Every backward so far ran once, into a `.grad` that was still empty. Training runs
 # backward once per step on the same parameters, so what a second backward does to a
@@ -458,10 +690,14 @@ answer_accumulated = 12.0
 with checks.because("[mc:autograd.quiz-type] The answer is a number."):
     checks.answer("02_autograd-quiz-accumulate", answer_accumulated, "answer_accumulated", kind=float)
 ### BEGIN HIDDEN TESTS
-_x = torch.tensor(2.0, requires_grad=True)
-for _ in range(3):
-    (_x ** 2).backward()
-checks.expect_close(answer_accumulated, _x.grad.item(), "answer_accumulated",
+from helpers.grading import probe
+probe.answer("answer_accumulated")
+### JUDGE
+from helpers.grading.probe import got
+with checks.because("[mc:autograd.quiz-type] The answer is a number."):
+    checks.answer("02_autograd-quiz-accumulate", got["answer_accumulated"], "answer_accumulated",
+                  kind=float)
+checks.expect_close(got["answer_accumulated"], 12.0, "answer_accumulated",
                     hint="[mc:autograd.grad-overwrites] Three backwards each add 2x = 4.")
 ### END HIDDEN TESTS
 
@@ -545,17 +781,6 @@ def full_batch_grad(w, X, Y, chunk):
     ### END SOLUTION
 
 # %% test 02_autograd-accumulate-test points=2
-class _Rows(torch.Tensor):
-    """X as a tensor that records how many rows each product with w used."""
-    used: list = []
-
-    @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
-        if getattr(func, "__name__", "") in ("matmul", "__matmul__", "mm", "mv", "__rmatmul__"):
-            cls.used += [a.shape[0] for a in args if isinstance(a, _Rows) and a.dim() == 2]
-        return super().__torch_function__(func, types, args, kwargs or {})
-
-
 def _true_grad(w, X, Y):
     leaf = w.detach().clone().requires_grad_()
     return torch.autograd.grad(((X @ leaf - Y) ** 2).mean(), leaf)[0]
@@ -575,20 +800,19 @@ with checks.explain_errors({"": _hint}, "full_batch_grad(w, X, Y, 4) with 10 row
 with checks.because(_hint):
     checks.expect_type(_got, torch.Tensor, "full_batch_grad(w, X, Y, 4)")
     checks.expect_shape(_got, (3,), "full_batch_grad(w, X, Y, 4)")
-_parts = [((_X[i:i + 4] @ _w - _Y[i:i + 4]) ** 2).mean() for i in range(0, 10, 4)]
-_parts_grads = [torch.autograd.grad(p, _w)[0] for p in _parts]
-_unweighted = sum(_parts_grads)
+_parts = [torch.autograd.grad(((_X[i:i + 4] @ _w - _Y[i:i + 4]) ** 2).mean(), _w)[0]
+          for i in range(0, 10, 4)]
 checks.reject_close(_got, {
     _true + _stale: "[mc:accumulate.stale-grad] The caller's gradient is inside the result: "
                     "backward adds to w.grad, so set it aside (and to None) before the chunks.",
-    _unweighted: "[mc:accumulate.unweighted-means] Each chunk's mean was added with equal weight: "
-                 "a row of the 2-row chunk then counts twice as much as a row of a 4-row chunk.",
-    _unweighted / 3: "[mc:accumulate.unweighted-means] Dividing by the number of chunks still "
-                     "weights a 2-row chunk like a 4-row one: every row must count the same.",
-    sum(p * 4 / 10 for p in _parts_grads): "[mc:accumulate.last-chunk] Every chunk was weighted "
-                                           "4 / 10, the last one too, though it has only 2 rows: "
-                                           "a chunk's weight is its own number of rows.",
-    _true * 10 / 4: "[mc:accumulate.weighting] Each chunk's sum was divided by chunk (4): the "
+    sum(_parts): "[mc:accumulate.unweighted-means] Each chunk's mean was added with equal "
+                 "weight: a row of a short chunk then counts more than a row of a full one.",
+    sum(_parts) / 3: "[mc:accumulate.unweighted-means] Dividing by the number of chunks still "
+                     "weights a short chunk like a full one: every row must count the same.",
+    sum(p * 4 / 10 for p in _parts): "[mc:accumulate.last-chunk] Every chunk was weighted chunk / "
+                                     "len(X), the last one too, though it has only the rows that "
+                                     "were left: a chunk's weight is its own number of rows.",
+    _true * 10 / 4: "[mc:accumulate.weighting] Each chunk's sum was divided by chunk: the "
                     "full-batch mean divides every row's squared error by len(X), the number of "
                     "all rows.",
 }, "full_batch_grad(w, X, Y, 4)")
@@ -597,21 +821,84 @@ checks.expect_true(_w.grad is not None and torch.equal(_w.grad, _stale),
                    f"{checks.show(_stale)}. [mc:accumulate.restore-grad] The caller was "
                    "accumulating: put its w.grad back before returning.")
 ### BEGIN HIDDEN TESTS
-checks.expect_close(_got, _true, "full_batch_grad(w, X, Y, 4)", hint=_hint)
-for _chunk, _before in [(3, None), (1, torch.ones(3, dtype=torch.float64)), (25, None)]:
-    _w2 = torch.randn(3, dtype=torch.float64, generator=_gen).requires_grad_()
-    _w2.grad = None if _before is None else _before.clone()
-    _Rows.used = []
-    _name = f"full_batch_grad with chunk {_chunk} and w.grad {'None' if _before is None else 'ones'}"
-    with checks.explain_errors({"": _hint}, _name):
-        _got2 = full_batch_grad(_w2, _X.as_subclass(_Rows), _Y, _chunk)
-    checks.expect_close(_got2.as_subclass(torch.Tensor), _true_grad(_w2, _X, _Y), _name, hint=_hint)
-    checks.expect_true((_w2.grad is None) if _before is None else
-                       (_w2.grad is not None and torch.equal(_w2.grad, _before)),
-                       f"{_name}: w.grad was not put back as it was (None stays None). "
-                       "[mc:accumulate.restore-grad] Restore exactly what the caller had.")
-    checks.expect_true(_Rows.used and max(_Rows.used) <= _chunk,
-                       f"{_name}: a product used {max(_Rows.used or [0])} rows at once. "
+from helpers.grading import probe
+
+
+class Rows(torch.Tensor):
+    """X as a tensor that records how many rows each product with w used."""
+    used: list = []
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        if getattr(func, "__name__", "") in ("matmul", "__matmul__", "mm", "mv", "__rmatmul__"):
+            cls.used += [a.shape[0] for a in args if isinstance(a, Rows) and a.dim() == 2]
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+def run(chunk, before):
+    gen = torch.Generator().manual_seed(5)
+    X = torch.randn(10, 3, dtype=torch.float64, generator=gen)
+    Y = torch.randn(10, dtype=torch.float64, generator=gen)
+    w = torch.randn(3, dtype=torch.float64, generator=gen).requires_grad_()
+    w.grad = None if before is None else torch.full((3,), float(before), dtype=torch.float64)
+    Rows.used = []
+    result = full_batch_grad(w, X.as_subclass(Rows), Y, chunk)
+    if isinstance(result, torch.Tensor):
+        result = result.as_subclass(torch.Tensor).detach()
+    return {"result": result, "w.grad after": None if w.grad is None else w.grad.detach().clone(),
+            "rows at once": max(Rows.used, default=0)}
+
+
+for chunk, before in [(4, 5.0), (3, None), (1, 1.0), (25, None)]:
+    probe.call(f"full_batch_grad(w, X, Y, {chunk}) with w.grad {before}", run, chunk, before)
+### JUDGE
+from helpers.grading.probe import got
+from helpers import judged
+
+_hint = ("[mc:accumulate.weighting] The full-batch mean gives every row the weight 1 / len(X), "
+         "whichever chunk it is in; backward adds into w.grad, and w.grad belongs to the caller.")
+_gen = torch.Generator().manual_seed(5)
+_X = torch.randn(10, 3, dtype=torch.float64, generator=_gen)
+_Y = torch.randn(10, dtype=torch.float64, generator=_gen)
+_w = torch.randn(3, dtype=torch.float64, generator=_gen).requires_grad_()
+_true = torch.autograd.grad(((_X @ _w - _Y) ** 2).mean(), _w)[0]
+for _chunk, _before in [(4, 5.0), (3, None), (1, 1.0), (25, None)]:
+    _key = f"full_batch_grad(w, X, Y, {_chunk}) with w.grad {_before}"
+    _seen = judged.value(_key, {"": _hint})
+    _got = _seen["result"]
+    with checks.because(_hint):
+        checks.expect_type(_got, torch.Tensor, _key)
+        checks.expect_shape(_got, (3,), _key)
+    _starts = range(0, 10, _chunk)
+    _parts = [torch.autograd.grad(((_X[i:i + _chunk] @ _w - _Y[i:i + _chunk]) ** 2).mean(), _w)[0]
+              for i in _starts]
+    _wrong = {
+        sum(_parts): "[mc:accumulate.unweighted-means] Each chunk's mean was added with equal "
+                     "weight: a row of a short chunk then counts more than a row of a full one.",
+        sum(_parts) / len(_parts): "[mc:accumulate.unweighted-means] Dividing by the number of "
+                                   "chunks still weights a short chunk like a full one: every "
+                                   "row must count the same.",
+        sum(p * _chunk / 10 for p in _parts): "[mc:accumulate.last-chunk] Every chunk was weighted "
+                                              "chunk / len(X), the last one too, though it has "
+                                              "only the rows that were left: a chunk's weight is "
+                                              "its own number of rows.",
+        _true * 10 / _chunk: "[mc:accumulate.weighting] Each chunk's sum was divided by chunk: "
+                             "the full-batch mean divides every row's squared error by len(X), "
+                             "the number of all rows."}
+    if _before is not None:
+        _wrong[_true + _before] = ("[mc:accumulate.stale-grad] The caller's gradient is inside "
+                                   "the result: backward adds to w.grad, so set it aside (and to "
+                                   "None) before the chunks.")
+    checks.reject_close(_got, {k: v for k, v in _wrong.items() if not torch.allclose(k, _true)}, _key)
+    checks.expect_close(_got, _true, _key, hint=_hint)
+    _after = _seen["w.grad after"]
+    checks.expect_true((_after is None) if _before is None else
+                       (isinstance(_after, torch.Tensor) and bool((_after == _before).all())),
+                       f"{_key}: after the call w.grad is {checks.show(_after)}, not the caller's "
+                       f"{_before}. [mc:accumulate.restore-grad] The caller was accumulating: put "
+                       "its w.grad back before returning (None stays None).")
+    checks.expect_true(0 < _seen["rows at once"] <= _chunk,
+                       f"{_key}: a product used {_seen['rows at once']} rows at once. "
                        "[mc:accumulate.one-pass-per-chunk] Compute each chunk's loss from its own "
                        "rows only: the point of accumulating is that a full batch need not fit.")
 ### END HIDDEN TESTS
@@ -692,6 +979,8 @@ def per_sample_grads(loss_fn, w):
     ### END SOLUTION
 
 # %% test 02_autograd-vjp-test points=2
+from helpers.refuse import refusing as _refusing
+
 _Xs = torch.tensor([[1.0, 0.5, -1.0], [0.0, 2.0, 1.0], [-1.5, 1.0, 0.5], [2.0, -0.5, 1.0]])
 _Ys = torch.tensor([0.5, -1.0, 2.0, 0.0])
 
@@ -701,34 +990,22 @@ def _f(w):
     return (_Xs @ w - _Ys) ** 2
 
 
-class _NoJacobian:
-    """Inside the block, the library's whole-Jacobian functions refuse: the task forbids them."""
-
-    def __enter__(self):
-        import torch.func
-        self._saved = (torch.autograd.functional.jacobian, torch.func.jacrev, torch.func.jacfwd)
-
-        def refuse(*args, **kwargs):
-            raise checks.CheckFailed("per_sample_grads called torch.autograd.functional or "
-                                     "torch.func. [mc:vjp.full-jacobian] Build the rows yourself "
-                                     "from vector-Jacobian products, as the task asks.")
-        torch.autograd.functional.jacobian = torch.func.jacrev = torch.func.jacfwd = refuse
-
-    def __exit__(self, *exc):
-        (torch.autograd.functional.jacobian, torch.func.jacrev, torch.func.jacfwd) = self._saved
-
-
+_libraries = (["torch.autograd.functional.jacobian", "torch.func.jacrev", "torch.func.jacfwd",
+               "torch.func.vmap", "torch.vmap"], "per_sample_grads called a library's Jacobian")
 _w0 = torch.tensor([1.0, 2.0, 0.5])
 _J = 2 * (_Xs @ _w0 - _Ys)[:, None] * _Xs               # row n: d(x_n·w - y_n)²/dw, by hand
 _hint = ("[mc:vjp.rows] Row n is the gradient of loss n alone: a vector-Jacobian product whose "
          "v keeps loss n and drops the others, through a graph that records w.")
-with _NoJacobian(), checks.explain_errors({
-        "second time": "[mc:vjp.retain-graph] Each row is a backward pass through the same "
-                       "graph, whose saved tensors the first pass frees: pass retain_graph=True "
-                       "(or run loss_fn again for each row).",
-        "does not require grad": "[mc:vjp.leaf] w does not require grad here: differentiate "
-                                 "with respect to a fresh leaf, w.detach().requires_grad_().",
-        "": _hint}, "per_sample_grads(loss_fn, w) for 4 samples and a 3-entry w"):
+_hints = {"second time": "[mc:vjp.retain-graph] Each row is a backward pass through the same "
+                         "graph, whose saved tensors the first pass frees: pass retain_graph=True "
+                         "(or run loss_fn again for each row).",
+          "does not require grad": "[mc:vjp.leaf] w does not require grad here: differentiate "
+                                   "with respect to a fresh leaf, w.detach().requires_grad_().",
+          "a library's Jacobian": "[mc:vjp.full-jacobian] Build the rows yourself from vector-Jacobian "
+                     "products, as the task asks (not torch.autograd.functional or torch.func).",
+          "": _hint}
+with _refusing(*_libraries), checks.explain_errors(_hints, "per_sample_grads(loss_fn, w) for 4 "
+                                                   "samples and a 3-entry w"):
     _got = per_sample_grads(_f, _w0)
 with checks.because(_hint):
     checks.expect_type(_got, torch.Tensor, "per_sample_grads(loss_fn, w)")
@@ -746,30 +1023,283 @@ checks.expect_true(_w0.grad is None and not _w0.requires_grad,
                    "per_sample_grads changed the caller's w (it now requires grad or holds a "
                    ".grad). [mc:vjp.caller-grad] Work on a fresh leaf: w.detach().requires_grad_().")
 ### BEGIN HIDDEN TESTS
-checks.expect_close(_got, _J, "per_sample_grads(loss_fn, w)", hint=_hint)
-_g = torch.Generator().manual_seed(3)
-_A = torch.randn(2, 5, dtype=torch.float64, generator=_g)
-_w = torch.randn(5, dtype=torch.float64, generator=_g)
-for _name, _fn, _at in [("2 losses of a 5-entry w", lambda t: _A @ torch.tanh(t), _w),
-                        ("one sample (N = 1)", lambda t: (t ** 3).sum().reshape(1), _w),
-                        ("a 1-entry w (P = 1)", lambda t: torch.cat([t, t.exp(), t * t]),
-                         torch.tensor([0.3], dtype=torch.float64))]:
-    _want = torch.autograd.functional.jacobian(_fn, _at)
-    with _NoJacobian(), checks.explain_errors({"": _hint}, f"per_sample_grads for {_name}"):
-        _mine = per_sample_grads(_fn, _at)
+from helpers.grading import probe
+from helpers.refuse import refusing
+
+X = torch.tensor([[1.0, 0.5, -1.0], [0.0, 2.0, 1.0], [-1.5, 1.0, 0.5], [2.0, -0.5, 1.0]])
+Y = torch.tensor([0.5, -1.0, 2.0, 0.0])
+gen = torch.Generator().manual_seed(3)
+A = torch.randn(2, 5, dtype=torch.float64, generator=gen)
+cases = [("4 squared errors of a 3-entry w", lambda t: (X @ t - Y) ** 2, torch.tensor([1.0, 2.0, 0.5])),
+         ("2 losses of a 5-entry w", lambda t: A @ torch.tanh(t),
+          torch.randn(5, dtype=torch.float64, generator=gen)),
+         ("one sample (N = 1)", lambda t: (t ** 3).sum().reshape(1),
+          torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64)),
+         ("a 1-entry w (P = 1)", lambda t: torch.cat([t, t.exp(), t * t]),
+          torch.tensor([0.3], dtype=torch.float64)),
+         ("a caller's w that requires grad", lambda t: (X @ t - Y) ** 2,
+          torch.tensor([0.5, -1.0, 2.0], requires_grad=True))]
+for name, fn, w in cases:
+    with refusing(["torch.autograd.functional.jacobian", "torch.func.jacrev", "torch.func.jacfwd",
+                   "torch.func.vmap", "torch.vmap"], "per_sample_grads called a library's Jacobian"):
+        probe.call(f"per_sample_grads for {name}", per_sample_grads, fn, w)
+    probe.value(f"w after per_sample_grads for {name}", (w.requires_grad, w.grad is None))
+### JUDGE
+from helpers.grading.probe import got
+from helpers import judged
+
+_hint = ("[mc:vjp.rows] Row n is the gradient of loss n alone: a vector-Jacobian product whose "
+         "v keeps loss n and drops the others, through a graph that records w.")
+_hints = {"second time": "[mc:vjp.retain-graph] Each row is a backward pass through the same "
+                         "graph, whose saved tensors the first pass frees: pass retain_graph=True "
+                         "(or run loss_fn again for each row).",
+          "does not require grad": "[mc:vjp.leaf] w does not require grad here: differentiate "
+                                   "with respect to a fresh leaf, w.detach().requires_grad_().",
+          "a library's Jacobian": "[mc:vjp.full-jacobian] Build the rows yourself from vector-Jacobian "
+                     "products, as the task asks (not torch.autograd.functional or torch.func).",
+          "": _hint}
+_X = torch.tensor([[1.0, 0.5, -1.0], [0.0, 2.0, 1.0], [-1.5, 1.0, 0.5], [2.0, -0.5, 1.0]])
+_Y = torch.tensor([0.5, -1.0, 2.0, 0.0])
+_gen = torch.Generator().manual_seed(3)
+_A = torch.randn(2, 5, dtype=torch.float64, generator=_gen)
+_cases = [("4 squared errors of a 3-entry w", lambda t: (_X @ t - _Y) ** 2, torch.tensor([1.0, 2.0, 0.5]), False),
+          ("2 losses of a 5-entry w", lambda t: _A @ torch.tanh(t),
+           torch.randn(5, dtype=torch.float64, generator=_gen), False),
+          ("one sample (N = 1)", lambda t: (t ** 3).sum().reshape(1),
+           torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64), False),
+          ("a 1-entry w (P = 1)", lambda t: torch.cat([t, t.exp(), t * t]),
+           torch.tensor([0.3], dtype=torch.float64), False),
+          ("a caller's w that requires grad", lambda t: (_X @ t - _Y) ** 2,
+           torch.tensor([0.5, -1.0, 2.0]), True)]
+for _name, _fn, _w, _required in _cases:
+    _key = f"per_sample_grads for {_name}"
+    _mine = judged.value(_key, _hints)
+    _want = torch.autograd.functional.jacobian(_fn, _w)
     with checks.because(_hint):
-        checks.expect_close(_mine, _want, f"per_sample_grads for {_name}", hint=_hint)
-_leaf = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)   # a caller's leaf that requires grad
-with _NoJacobian():
-    per_sample_grads(_f, _leaf)
-checks.expect_true(_leaf.grad is None and _leaf.requires_grad,
-                   "per_sample_grads left a .grad on the caller's w, which requires grad, or "
-                   "switched its requires_grad off. [mc:vjp.caller-grad] Work on a fresh leaf: "
-                   "w.detach().requires_grad_().")
+        checks.expect_type(_mine, torch.Tensor, _key)
+    with checks.because("[mc:vjp.rows-are-outputs] The result has one ROW per sample and one "
+                        "column per entry of w."):
+        checks.expect_shape(_mine, tuple(_want.shape), _key)
+    checks.reject_close(_mine, {
+        _want.sum(0).expand_as(_want): "[mc:vjp.sum-is-vjp] Every row is the gradient of the "
+                                       "summed loss (v = ones): that is the batch's gradient, the "
+                                       "sum of the rows. Row n needs a v that keeps loss n alone.",
+        _want.cumsum(0): "[mc:vjp.rows-accumulate] Row n came out as the sum of rows 0 … n: "
+                         "backward ADDS into w.grad. Reset it between rows, or use "
+                         "torch.autograd.grad, which returns the gradient instead of adding it."}
+                        if _want.shape[0] > 1 else {}, _key)
+    checks.expect_close(_mine, _want, _key, hint=_hint)
+    checks.expect_true(got[f"w after per_sample_grads for {_name}"] == (_required, True),
+                       f"per_sample_grads changed the caller's w for {_name} (its requires_grad, "
+                       "or a .grad on it). [mc:vjp.caller-grad] Work on a fresh leaf: "
+                       "w.detach().requires_grad_().")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 6. retain_grad: gradients of intermediates
+# **The same rows with `torch.func`.** `torch.func` transforms functions instead of
+# recording on tensors: `grad(f)` is a new function that returns the gradient of f (which
+# must return a one-element tensor) with respect to its first argument, and
+# `vmap(g, in_dims=...)` runs g over one dimension of its arguments as a loop would, in one
+# call. So per-sample gradients are written for a single sample, then mapped over the batch
+# (`in_dims=(None, 0, 0)`: w is shared, x and y are split along dim 0):
+
+# %%
+from torch.func import grad, vmap
+
+X_ps = torch.tensor([[1.0, 0.5, -1.0], [0.0, 2.0, 1.0], [-1.5, 1.0, 0.5]])
+y_ps = torch.tensor([0.5, -1.0, 2.0])
+w_ps = torch.tensor([1.0, 2.0, 0.5])
+
+
+def sample_loss(w, x, y):                  # one sample: x has shape (3,), y is a number
+    return (x @ w - y) ** 2
+
+
+rows = vmap(grad(sample_loss), in_dims=(None, 0, 0))(w_ps, X_ps, y_ps)
+w_leaf = w_ps.clone().requires_grad_()
+(batch_grad,) = torch.autograd.grad(((X_ps @ w_leaf - y_ps) ** 2).sum(), w_leaf)
+print(rows)
+print("the rows add up to the summed loss's gradient:", torch.allclose(rows.sum(0), batch_grad))
+
+# %% [markdown]
+# ## 6. Higher-order gradients
+#
+# A backward pass is itself made of tensor operations. With `create_graph=True`,
+# `torch.autograd.grad` records them, so the gradient it returns has a `grad_fn` and can be
+# differentiated again. For f(x) = x³ at x = 3, f′ = 3x² = 27 and f″ = 6x = 18:
+
+# %%
+x = torch.tensor(3.0, requires_grad=True)
+(first,) = torch.autograd.grad(x ** 3, x, create_graph=True)
+(second,) = torch.autograd.grad(first, x)
+print(f"f'(3) = {first.item():g}, grad_fn {first.grad_fn} | f''(3) = {second.item():g}")
+(plain,) = torch.autograd.grad(x ** 3, x)
+print("without create_graph:", plain, "requires_grad", plain.requires_grad)
+
+# %% [markdown]
+# For a function of n inputs the second derivatives form the Hessian H, an n×n matrix.
+# Newton-type optimizers, curvature estimates and influence functions need products H·v,
+# for n in the millions, where H itself would never fit in memory. H·v is the gradient of
+# the number ∇f(x)·v (the gradient dotted with a v held fixed), so it costs two backward
+# passes and no H.
+#
+# ### Exercise 5: a Hessian-vector product without the Hessian (2 points)
+#
+# *Misconception targeted: a gradient, once computed, is a constant (with `create_graph`
+# it is a function of x that autograd can differentiate again), and H·v is neither H·1
+# nor ∇f·v.*
+#
+# Complete `hvp(f, x, v)`: `f` maps a 1-D float tensor to a one-element tensor, and `x`
+# and `v` are 1-D tensors of the same length n. Return H·v at x, a tensor of shape (n,),
+# with `torch.autograd.grad` and without forming H (the test watches the sizes of the
+# tensors your code makes, on an n where H has a hundred million entries). The caller's
+# `x` might not require grad: leave it as it was.
+
+# %% solution 02_autograd-hvp
+def hvp(f, x, v):
+    ### BEGIN SOLUTION
+    x = x.detach().requires_grad_()
+    (g,) = torch.autograd.grad(f(x).sum(), x, create_graph=True)
+    (hv,) = torch.autograd.grad(g @ v, x)
+    return hv
+    ### END SOLUTION
+
+# %% test 02_autograd-hvp-test points=2
+from helpers.refuse import refusing as _refusing
+
+_x = torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64)
+_v = torch.tensor([0.5, 1.0, -1.0], dtype=torch.float64)
+
+
+def _cubic(t):
+    """Σ t³ + t₀·t₁: its Hessian is diag(6t) plus 1 at (0, 1) and (1, 0)."""
+    return (t ** 3).sum() + t[0] * t[1]
+
+
+_H = torch.diag(6 * _x) + torch.tensor([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]],
+                                        dtype=torch.float64)
+_grad = 3 * _x ** 2 + torch.stack([_x[1], _x[0], torch.zeros((), dtype=torch.float64)])
+_hint = ("[mc:hvp.rule] Differentiate the number (∇f(x)·v) once more with respect to x: the "
+         "first gradient must itself be recorded for that.")
+_hints = {"does not require grad": "[mc:hvp.create-graph] The gradient was computed without a "
+                                   "graph, so it cannot be differentiated again: pass "
+                                   "create_graph=True to the first torch.autograd.grad.",
+          "a library's Hessian": "[mc:hvp.library] Use torch.autograd.grad twice, as the task asks, not "
+                     "torch.autograd.functional's hvp or hessian.",
+          "": _hint}
+_libraries = (["torch.autograd.functional.hvp", "torch.autograd.functional.vhp",
+               "torch.autograd.functional.hessian", "torch.func.hessian"],
+              "hvp called a library's Hessian or Hessian-vector product")
+with _refusing(*_libraries), checks.explain_errors(_hints, "hvp(f, x, v) with n = 3"):
+    _got = hvp(_cubic, _x, _v)
+with checks.because(_hint):
+    checks.expect_type(_got, torch.Tensor, "hvp(f, x, v)")
+    checks.expect_shape(_got, (3,), "hvp(f, x, v)")
+checks.reject_close(_got, {
+    _H.sum(1): "[mc:hvp.ones] That is H·1, the gradient of ∇f(x).sum(): the number to "
+               "differentiate again is ∇f(x)·v.",
+    _grad * _v: "[mc:hvp.first-order] These are first derivatives times v, entry by entry: H·v "
+                "needs the second derivatives, a gradient of the gradient."}, "hvp(f, x, v)")
+checks.expect_true(not _x.requires_grad, "hvp switched requires_grad on for the caller's x. "
+                   "[mc:hvp.caller-x] Work on a fresh leaf: x.detach().requires_grad_().")
+### BEGIN HIDDEN TESTS
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from helpers.grading import probe
+from helpers.refuse import refusing
+
+
+class Ops(TorchDispatchMode):
+    """Counts the tensor operations run inside the block, and stops at a budget."""
+
+    def __init__(self, budget):
+        super().__init__()
+        self.count, self.budget = 0, budget
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.count += 1
+        if self.count > self.budget:
+            raise RuntimeError(f"more than {self.budget} tensor operations")
+        return func(*args, **(kwargs or {}))
+
+
+def run(f, x, v):
+    with refusing(["torch.autograd.functional.hvp", "torch.autograd.functional.vhp",
+                   "torch.autograd.functional.hessian", "torch.func.hessian"],
+                  "hvp called a library's Hessian or Hessian-vector product"), Ops(2000) as ops:
+        result = hvp(f, x, v)
+    return result.detach() if isinstance(result, torch.Tensor) else result
+
+
+gen = torch.Generator().manual_seed(11)
+x3 = torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64)
+v3 = torch.tensor([0.5, 1.0, -1.0], dtype=torch.float64)
+probe.call("hvp(Σt³ + t₀t₁, x, v) with n = 3", run, lambda t: (t ** 3).sum() + t[0] * t[1], x3, v3)
+x = torch.randn(1000, dtype=torch.float64, generator=gen)
+v = torch.randn(1000, dtype=torch.float64, generator=gen)
+probe.call("hvp(Σ sin(t)·t² + (Σt)³, x, v) with n = 1000", run,
+           lambda t: (torch.sin(t) * t ** 2).sum() + t.sum() ** 3, x, v)
+probe.call("hvp(logsumexp, x, v) with n = 1000, returning shape (1,)", run,
+           lambda t: torch.logsumexp(t, 0).reshape(1), x, v)
+caller = torch.tensor([0.3, 0.7], requires_grad=True)
+probe.call("hvp(t₀²·t₁, x, v) for a float32 x that requires grad", run,
+           lambda t: t[0] ** 2 * t[1], caller, torch.tensor([1.0, -1.0]))
+probe.value("x after hvp for a float32 x that requires grad",
+            (caller.requires_grad, caller.grad is None, caller.detach().tolist()))
+probe.value("x after hvp with n = 3", (x3.requires_grad, x3.tolist()))
+### JUDGE
+from helpers.grading.probe import got
+from helpers import judged
+
+_hint = ("[mc:hvp.rule] Differentiate the number (∇f(x)·v) once more with respect to x: the "
+         "first gradient must itself be recorded for that.")
+_hints = {"does not require grad": "[mc:hvp.create-graph] The gradient was computed without a "
+                                   "graph, so it cannot be differentiated again: pass "
+                                   "create_graph=True to the first torch.autograd.grad.",
+          "a library's Hessian": "[mc:hvp.library] Use torch.autograd.grad twice, as the task asks, not "
+                     "torch.autograd.functional's hvp or hessian.",
+          "tensor operations": "[mc:hvp.built-hessian] hvp made more than 2000 tensor operations "
+                               "for n = 1000: it built H (or its rows), one backward pass per "
+                               "entry. H·v takes two backward passes, and no n×n tensor.",
+          "": _hint}
+_gen = torch.Generator().manual_seed(11)
+_x = torch.randn(1000, dtype=torch.float64, generator=_gen)
+_v = torch.randn(1000, dtype=torch.float64, generator=_gen)
+_cases = [("hvp(Σt³ + t₀t₁, x, v) with n = 3", lambda t: (t ** 3).sum() + t[0] * t[1],
+           torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64),
+           torch.tensor([0.5, 1.0, -1.0], dtype=torch.float64)),
+          ("hvp(Σ sin(t)·t² + (Σt)³, x, v) with n = 1000",
+           lambda t: (torch.sin(t) * t ** 2).sum() + t.sum() ** 3, _x, _v),
+          ("hvp(logsumexp, x, v) with n = 1000, returning shape (1,)",
+           lambda t: torch.logsumexp(t, 0).reshape(1), _x, _v),
+          ("hvp(t₀²·t₁, x, v) for a float32 x that requires grad", lambda t: t[0] ** 2 * t[1],
+           torch.tensor([0.3, 0.7]), torch.tensor([1.0, -1.0]))]
+for _key, _f, _at, _dir in _cases:
+    _mine = judged.value(_key, _hints)
+    _leaf = _at.clone().requires_grad_()
+    (_g,) = torch.autograd.grad(_f(_leaf).sum(), _leaf, create_graph=True)
+    (_want,) = torch.autograd.grad(_g @ _dir, _leaf, retain_graph=True)
+    (_ones,) = torch.autograd.grad(_g.sum(), _leaf)
+    with checks.because(_hint):
+        checks.expect_type(_mine, torch.Tensor, _key)
+        checks.expect_shape(_mine, tuple(_at.shape), _key)
+    checks.reject_close(_mine, {
+        _ones: "[mc:hvp.ones] That is H·1, the gradient of ∇f(x).sum(): the number to "
+               "differentiate again is ∇f(x)·v.",
+        _g.detach() * _dir: "[mc:hvp.first-order] These are first derivatives times v, entry by "
+                            "entry: H·v needs the second derivatives, a gradient of the "
+                            "gradient."}, _key)
+    checks.expect_close(_mine, _want, _key, rtol=1e-6, atol=1e-6, hint=_hint)
+_plain, _plain_values = got["x after hvp with n = 3"]
+_kept, _no_grad, _values = got["x after hvp for a float32 x that requires grad"]
+checks.expect_true(_plain is False and _plain_values == [1.0, -2.0, 0.5] and _kept is True
+                   and _no_grad is True and torch.allclose(torch.tensor(_values), torch.tensor([0.3, 0.7])),
+                   "hvp changed the caller's x (its requires_grad, its values, or a .grad on it). "
+                   "[mc:hvp.caller-x] Work on a fresh leaf: x.detach().requires_grad_().")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 7. Gradients of intermediates: retain_grad and hooks
 #
 # Only leaves keep `.grad`. Reading `.grad` of an intermediate gives `None` (and a
 # warning). Ask for it with `retain_grad()` before backward.
@@ -789,7 +1319,25 @@ print("warning:", str(caught[0].message)[:90] + "…" if caught else "(none)")
 print("d.grad (retained):", d.grad.item())
 
 # %% [markdown]
-# ## 7. Stopping the graph: no_grad, detach, and the legacy .data
+# `t.register_hook(fn)` calls `fn` on the gradient of `t` while backward computes it; when
+# `fn` returns a tensor, that tensor replaces the gradient from there on, on its way to the
+# nodes before `t`. A hook can show a gradient in flight, or change it (clip it, say);
+# `register_hook` returns a handle whose `remove()` takes the hook off. Hooks run in the
+# order they were registered:
+
+# %%
+a = torch.tensor(2.0, requires_grad=True)
+b = torch.tensor(3.0, requires_grad=True)
+d = a * b + a
+show = d.register_hook(lambda g: print("dL/dd arriving at d:", g.item()))
+clip = d.register_hook(lambda g: g.clamp(-10, 10))      # replaces d's gradient by a clipped one
+(d ** 2).backward()
+print("with the clip: a.grad =", a.grad.item(), " b.grad =", b.grad.item())
+show.remove()
+clip.remove()
+
+# %% [markdown]
+# ## 8. Stopping the graph: no_grad, detach, and the legacy .data
 #
 # - `with torch.no_grad():` records nothing inside the block (evaluation, weight updates);
 # - `t.detach()` returns a tensor that shares memory with `t` but is cut from the graph;
@@ -821,23 +1369,26 @@ with checks.because("[mc:autograd.quiz-type] Answer with four booleans, one per 
     checks.expect_true(len(answer_no_grad) == 4 and all(isinstance(v, bool) for v in answer_no_grad),
                        f"answer_no_grad = {answer_no_grad!r} is not four booleans.")
 ### BEGIN HIDDEN TESTS
-_x = torch.ones(2, requires_grad=True)
-with torch.no_grad():
-    _a = _x * 2
-    _x.mul_(0.5)
-_b = _a * _x
-_c = _x.detach() + _b
-for _name, _t, _said, _why in [
-        ("a", _a, answer_no_grad[0], "[mc:autograd.no-grad-inherits] Inside no_grad nothing is "
-                                     "recorded: a has no grad_fn and does not require grad."),
-        ("x", _x, answer_no_grad[1], "[mc:autograd.no-grad-switches-off] no_grad changes what is "
-                                     "recorded, not the leaf: x still requires grad after the update."),
-        ("b", _b, answer_no_grad[2], "[mc:autograd.no-grad-lasts] b is computed after the block, "
-                                     "from x, which requires grad: it is recorded."),
-        ("c", _c, answer_no_grad[3], "[mc:autograd.detach-cuts-all] x.detach() is cut from the "
-                                     "graph but b is not: c = x.detach() + b has an input that "
-                                     "requires grad, so the addition is recorded.")]:
-    checks.expect_true(_said == _t.requires_grad, f"{_name}.requires_grad: {_why}")
+from helpers.grading import probe
+probe.answer("answer_no_grad")
+### JUDGE
+from helpers.grading.probe import got
+_said = got["answer_no_grad"]
+with checks.because("[mc:autograd.quiz-type] Answer with four booleans, one per tensor."):
+    checks.answer("02_autograd-quiz-no-grad", _said, "answer_no_grad", kind=(tuple, list))
+    checks.expect_true(len(_said) == 4 and all(type(v) is bool for v in _said),
+                       f"answer_no_grad = {_said!r} is not four booleans.")
+for _name, _said_k, _want, _why in [
+        ("a", _said[0], False, "[mc:autograd.no-grad-inherits] Inside no_grad nothing is recorded: "
+                               "a has no grad_fn and does not require grad."),
+        ("x", _said[1], True, "[mc:autograd.no-grad-switches-off] no_grad changes what is "
+                              "recorded, not the leaf: x still requires grad after the update."),
+        ("b", _said[2], True, "[mc:autograd.no-grad-lasts] b is computed after the block, from x, "
+                              "which requires grad: it is recorded."),
+        ("c", _said[3], True, "[mc:autograd.detach-cuts-all] x.detach() is cut from the graph but "
+                              "b is not: c = x.detach() + b has an input that requires grad, so "
+                              "the addition is recorded.")]:
+    checks.expect_true(_said_k == _want, f"{_name}.requires_grad: {_why}")
 ### END HIDDEN TESTS
 
 # %% wrong 02_autograd-quiz-no-grad
@@ -892,125 +1443,110 @@ y.sum().backward()
 print("x.grad after .data edit:", x.grad, " true exp(x):", torch.exp(x.detach()))
 
 # %% [markdown]
-# ### Exercise 5: why is this gradient None? (2 points)
+# ### Exercise 6: a straight-through estimator for sign (2 points)
 #
-# *Misconception targeted: which tensor is the leaf that collects the gradient.*
+# *Misconception targeted: an expression's gradient follows from its value (it follows
+# from the operations autograd recorded, and `.detach()` decides which of those count).*
 #
-# This code was meant to create a float64 weight and get its gradient. Run it:
-
-# %%
-w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True).double()
-(w * w).sum().backward()
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")          # reading this .grad warns; the None is the point
-    print("w.grad after backward:", w.grad)
-
-# %% [markdown]
-# Find out why (print `w.is_leaf` and `w.grad_fn`), then complete `make_weight(values)` so
-# that it returns a float64 tensor holding `values` (a number or a nested list of numbers,
-# whole numbers included) whose `.grad` `loss.backward()` fills.
-
-# %% solution 02_autograd-why-none
-def make_weight(values):
-    ### BEGIN SOLUTION
-    return torch.tensor(values, dtype=torch.float64, requires_grad=True)
-    ### END SOLUTION
-
-# %% test 02_autograd-why-none-test points=2
-_make_hint = {"floating point": "[mc:autograd.int-requires-grad] Only floating-point tensors can "
-                                "require grad: torch.tensor([1, 2, 3]) is int64, so give the "
-                                "dtype in the same call that asks for gradients.",
-              "": "[mc:autograd.leaf-creation] Build the tensor with torch.tensor(values, ...)."}
-with checks.explain_errors(_make_hint, "make_weight([1.0, 2.0, 3.0])"):
-    _w = make_weight([1.0, 2.0, 3.0])
-with checks.because("[mc:autograd.leaf-creation] make_weight must return a tensor."):
-    checks.expect_type(_w, torch.Tensor, "make_weight(...)")
-checks.expect_true(_w.requires_grad, "make_weight returned a tensor with requires_grad=False. "
-                   "[mc:autograd.no-requires-grad] Backward only fills .grad of tensors that "
-                   "require grad: ask for it (requires_grad=True or .requires_grad_()).")
-checks.expect_true(_w.is_leaf, f"make_weight returned a non-leaf (grad_fn = {_w.grad_fn}). "
-                   "[mc:autograd.op-after-requires-grad] An operation (.double(), .to(), * 1) "
-                   "after requires_grad=True makes a new tensor with a grad_fn, and only leaves "
-                   "keep .grad. Create the tensor with its dtype first, then ask for gradients.")
-with checks.because("[mc:autograd.leaf-dtype] The weight must be float64: give the dtype when "
-                    "you create it."):
-    checks.expect_equal(_w.dtype, torch.float64, "dtype")
-(_w * _w).sum().backward()
-with checks.explain_errors(_make_hint, "make_weight([1, 2, 3]) (whole numbers)"):
-    _wi = make_weight([1, 2, 3])
-checks.expect_true(isinstance(_wi, torch.Tensor) and _wi.dtype == torch.float64 and _wi.is_leaf
-                   and _wi.requires_grad,
-                   "make_weight([1, 2, 3]) must be a float64 leaf that requires grad, like "
-                   "make_weight([1.0, 2.0, 3.0]). [mc:autograd.int-requires-grad] Give the dtype "
-                   "in the call that creates the tensor.")
-### BEGIN HIDDEN TESTS
-checks.expect_true(_w.grad is not None, "[mc:autograd.op-after-requires-grad] backward left "
-                   "make_weight's tensor without a .grad.")
-checks.expect_close(_w.grad, 2 * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64), "w.grad",
-                    hint="[mc:autograd.leaf-values] The tensor must hold exactly the given values.")
-for _values, _shape in [([[0.5, -1]], (1, 2)), (3, ()), ([[1, 2], [3, 4]], (2, 2))]:
-    with checks.explain_errors(_make_hint, f"make_weight({_values})"):
-        _w2 = make_weight(_values)
-    checks.expect_true(isinstance(_w2, torch.Tensor) and _w2.is_leaf and _w2.requires_grad
-                       and tuple(_w2.shape) == _shape and _w2.dtype == torch.float64
-                       and torch.equal(_w2.detach(), torch.tensor(_values, dtype=torch.float64)),
-                       f"make_weight({_values}) must be a float64 leaf of shape {_shape} holding "
-                       "those values that requires grad. [mc:autograd.leaf-values]")
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### Exercise 6: a straight-through estimator with detach (2 points)
-#
-# *Misconception targeted: `round` has zero gradient almost everywhere, and `.detach()`
-# decides which part of an expression gradients flow through.*
-#
-# Complete `ste_round(x)` so that its **value** is `torch.round(x)` but backward treats it
-# as the identity: whatever gradient arrives at the output passes to `x` unchanged, for an
-# `x` of any shape and floating dtype. Hint: x + (something detached) has the gradient of x.
+# Binarized networks compute with `torch.sign(x)` (−1, 0 or 1), whose derivative is 0
+# wherever it exists, so no gradient would ever reach x. The usual fix is a
+# *straight-through estimator*: the forward value is `torch.sign(x)` exactly, while
+# backward acts as if the function had been `x.clamp(-1, 1)`: the gradient arriving at
+# the output passes to x unchanged where −1 ≤ x ≤ 1, and is 0 where x lies outside.
+# Complete `sign_ste(x)` for an x of any shape and floating dtype that requires grad.
 
 # %% solution 02_autograd-ste
-def ste_round(x):
+def sign_ste(x):
     ### BEGIN SOLUTION
-    return x + (torch.round(x) - x).detach()
+    window = x.clamp(-1, 1)                   # its gradient: 1 inside [-1, 1], 0 outside
+    return window + (torch.sign(x) - window).detach()
     ### END SOLUTION
 
 # %% test 02_autograd-ste-test points=2
-_x = torch.tensor([0.2, 1.7, -2.4], requires_grad=True)
-with checks.explain_errors({"": "[mc:ste.detach-part] Return x plus a detached correction."},
-                           "ste_round(x)"):
-    _y = ste_round(_x)
-with checks.because("[mc:ste.detach-part] ste_round must return a tensor."):
-    checks.expect_type(_y, torch.Tensor, "ste_round(x)")
-checks.expect_true(_y.requires_grad, "ste_round(x) does not require grad: it is cut from the "
-                   "graph (detached whole, or built under no_grad). [mc:ste.detached-all] "
-                   "Detach only the correction, so that x itself stays in the expression.")
+_x = torch.tensor([-1.5, -1.0, -0.3, 0.0, 0.4, 1.0, 2.0], requires_grad=True)
+_hint = ("[mc:ste.rule] The value comes from torch.sign(x); the gradient from an expression whose "
+         "derivative is 1 on [-1, 1] and 0 outside, with .detach() on what must not count.")
+with checks.explain_errors({"": _hint}, "sign_ste(x)"):
+    _y = sign_ste(_x)
+with checks.because(_hint):
+    checks.expect_type(_y, torch.Tensor, "sign_ste(x)")
+checks.expect_true(_y.requires_grad, "sign_ste(x) does not require grad: it is cut from the graph "
+                   "(detached whole, or built under no_grad). [mc:ste.detached-all] Detach only "
+                   "the part whose gradient must not count.")
+checks.expect_true(torch.equal(_y.detach(), torch.sign(_x.detach())),
+                   "sign_ste(x) does not hold torch.sign(x) exactly. [mc:ste.value] The forward "
+                   "value is the sign; only the gradient follows the clamp.")
 _y.sum().backward()
-checks.reject_close(_x.grad, {torch.zeros(3): "[mc:ste.round-flat] The gradient is 0: torch.round "
-                              "is flat, and a -x outside the detached part cancels x. Only x "
-                              "itself may stay outside it."},
-                    "x.grad")
+_inside = ((_x.detach() >= -1) & (_x.detach() <= 1)).float()
+checks.reject_close(_x.grad, {
+    torch.zeros(7): "[mc:ste.sign-flat] x.grad is 0 everywhere: sign's derivative is 0, so the "
+                    "gradient must come from another expression.",
+    torch.ones(7): "[mc:ste.unclipped] The gradient passes outside [-1, 1] too: it must be 0 where "
+                   "x lies outside.",
+    _inside * (_x.detach().abs() < 1): "[mc:ste.window-edges] At x = −1 and 1 the gradient is 0: "
+                                       "the window [-1, 1] includes its ends, as clamp's does.",
+    1 - torch.tanh(_x.detach()) ** 2: "[mc:ste.identity-backward] Inside the window the gradient "
+                                      "must pass unchanged (times 1), not scaled by a slope."},
+    "x.grad")
 ### BEGIN HIDDEN TESTS
-checks.expect_close(_y.detach(), torch.round(_x.detach()), "ste_round(x) values",
-                    hint="[mc:ste.value] The value must be torch.round(x) exactly.")
-checks.expect_close(_x.grad, torch.ones(3), "x.grad",
-                    hint="[mc:ste.detach-part] The gradient must be 1: only x itself should be "
-                         "outside the detached part.")
-_x2 = torch.tensor([[0.5, 1.5, -0.5], [2.49, -7.51, 3.0]], dtype=torch.float64, requires_grad=True)
-_up = torch.tensor([[2.0, -1.0, 0.5], [3.0, 0.0, -4.0]], dtype=torch.float64)
-with checks.explain_errors({"": "[mc:ste.detach-part] Return x plus a detached correction."},
-                           "ste_round on a 2×3 float64 input"):
-    _y2 = ste_round(_x2)
-checks.expect_close(_y2.detach(), torch.round(_x2.detach()), "ste_round on a 2×3 float64 input",
-                    hint="[mc:ste.value] The value must be torch.round(x) exactly (halves round "
-                         "to even, as torch.round does).")
-(_y2 * _up).sum().backward()
-checks.expect_close(_x2.grad, _up, "x.grad for an upstream gradient that is not all ones",
-                    hint="[mc:ste.identity-backward] Backward must pass the incoming gradient "
-                         "through unchanged, as the identity would: no constant, no sign.")
+from helpers.grading import probe
+
+
+def run(x, upstream):
+    x = x.clone().requires_grad_()
+    y = sign_ste(x)
+    seen = {"value": y.detach(), "requires_grad": y.requires_grad}
+    if y.requires_grad:
+        (y * upstream).sum().backward()
+    seen["grad"] = None if x.grad is None else x.grad.detach()
+    return seen
+
+
+x7 = torch.tensor([-1.5, -1.0, -0.3, 0.0, 0.4, 1.0, 2.0])
+probe.call("sign_ste on 7 float32 values", run, x7, torch.ones(7))
+x23 = torch.tensor([[0.5, 1.0, -0.999], [2.5, -1.0, -3.0]], dtype=torch.float64)
+up23 = torch.tensor([[2.0, -1.0, 0.5], [3.0, 4.0, -4.0]], dtype=torch.float64)
+probe.call("sign_ste on a 2×3 float64 x, upstream gradient not ones", run, x23, up23)
+### JUDGE
+from helpers.grading.probe import got
+from helpers import judged
+
+_hint = ("[mc:ste.rule] The value comes from torch.sign(x); the gradient from an expression whose "
+         "derivative is 1 on [-1, 1] and 0 outside, with .detach() on what must not count.")
+for _key, _x, _up in [("sign_ste on 7 float32 values", torch.tensor([-1.5, -1.0, -0.3, 0.0, 0.4, 1.0, 2.0]),
+                       torch.ones(7)),
+                      ("sign_ste on a 2×3 float64 x, upstream gradient not ones",
+                       torch.tensor([[0.5, 1.0, -0.999], [2.5, -1.0, -3.0]], dtype=torch.float64),
+                       torch.tensor([[2.0, -1.0, 0.5], [3.0, 4.0, -4.0]], dtype=torch.float64))]:
+    _seen = judged.value(_key, {"": _hint})
+    checks.expect_true(_seen["requires_grad"] is True, f"{_key}: the result does not require "
+                       "grad: it is cut from the graph (detached whole, or built under no_grad). "
+                       "[mc:ste.detached-all] Detach only the part whose gradient must not count.")
+    checks.expect_true(isinstance(_seen["value"], torch.Tensor) and _seen["value"].dtype == _x.dtype
+                       and torch.equal(_seen["value"], torch.sign(_x)),
+                       f"{_key}: the result does not hold torch.sign(x) exactly, in x's dtype. "
+                       "[mc:ste.value] The forward value is the sign; only the gradient follows "
+                       "the clamp.")
+    _inside = ((_x >= -1) & (_x <= 1)).to(_x.dtype)
+    _grad = _seen["grad"]
+    checks.expect_true(isinstance(_grad, torch.Tensor), f"{_key}: x got no gradient. {_hint}")
+    checks.reject_close(_grad, {
+        torch.zeros_like(_x): "[mc:ste.sign-flat] x.grad is 0 everywhere: sign's derivative is 0, "
+                              "so the gradient must come from another expression.",
+        _up: "[mc:ste.unclipped] The gradient passes outside [-1, 1] too: it must be 0 where x "
+             "lies outside.",
+        _up * _inside * (_x.abs() < 1): "[mc:ste.window-edges] At x = −1 and 1 the gradient is 0: "
+                                        "the window [-1, 1] includes its ends, as clamp's does.",
+        _up * (1 - torch.tanh(_x) ** 2): "[mc:ste.identity-backward] Inside the window the "
+                                         "gradient must pass unchanged (times 1), not scaled by a "
+                                         "slope."}, f"x.grad for {_key}")
+    checks.expect_close(_grad, _up * _inside, f"x.grad for {_key}",
+                        hint="[mc:ste.identity-backward] The gradient arriving at the output must "
+                             "reach x unchanged inside [-1, 1], and 0 outside.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 8. In-place operations and their two errors
+# ## 9. In-place operations and their two errors
 #
 # Autograd refuses two kinds of in-place change. An in-place operation **on a leaf**
 # that requires grad would overwrite the very value gradients are taken against:
@@ -1038,7 +1574,7 @@ y.sum().backward()
 print("x.grad =", x.grad)
 
 # %% [markdown]
-# ## 9. gradcheck and a custom autograd.Function
+# ## 10. gradcheck and a custom autograd.Function
 #
 # `torch.autograd.gradcheck` compares the Jacobian your backward produces with finite
 # differences at the inputs you give (use float64). Passing is strong evidence at those
@@ -1150,19 +1686,72 @@ checks.expect_true(torch.autograd.gradcheck(ScaledTanh.apply, (_x, _s), raise_ex
                    "gradcheck failed: backward disagrees with finite differences. "
                    "[mc:function.wrong-derivative] Check each input's derivative of s·tanh(x).")
 ### BEGIN HIDDEN TESTS
-checks.expect_close(_gx, 2 * 1.5 * (1 - _t ** 2), "x's gradient", hint=_hint)
-checks.expect_close(_gs, (2 * _t).sum(), "s's gradient", hint=_hint)
-_x2 = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
-_s2 = torch.tensor(-0.7, dtype=torch.float64, requires_grad=True)
-with checks.explain_errors({"": _hint}, "gradcheck of ScaledTanh on a 3×2 x and s = -0.7"):
-    _passed = torch.autograd.gradcheck(ScaledTanh.apply, (_x2, _s2), raise_exception=False)
-checks.expect_true(_passed, "gradcheck failed on a random 3×2 x with s = -0.7. "
-                   "[mc:function.wrong-derivative] Each gradient must hold for any shape of x "
-                   "and any sign of s.")
+from helpers.grading import probe
+
+
+def grads(x, s, up):
+    x, s = x.clone().requires_grad_(), s.clone().requires_grad_()
+    out = ScaledTanh.apply(x, s)
+    gx, gs = torch.autograd.grad(out, (x, s), up)
+    return {"forward": out.detach(), "x": gx, "s": gs}
+
+
+gen = torch.Generator().manual_seed(9)
+probe.call("ScaledTanh on 7 points, s = 1.5, upstream 2", grads,
+           torch.linspace(-2, 3, 7, dtype=torch.float64), torch.tensor(1.5, dtype=torch.float64),
+           torch.full((7,), 2.0, dtype=torch.float64))
+probe.call("ScaledTanh on a 3×2 x, s = -0.7, a random upstream", grads,
+           torch.randn(3, 2, dtype=torch.float64, generator=gen),
+           torch.tensor(-0.7, dtype=torch.float64),
+           torch.randn(3, 2, dtype=torch.float64, generator=gen))
+### JUDGE
+from helpers.grading.probe import got
+from helpers import judged
+
+_saved_hint = ("[mc:function.save-for-backward] backward found nothing (or the wrong number of "
+               "things) in ctx.saved_tensors: forward must call ctx.save_for_backward(...) on "
+               "what backward unpacks.")
+_arity_hint = ("[mc:function.one-grad-per-input] backward returns one gradient per input of "
+               "forward, in forward's order, each shaped like its input: (one for x, one for s).")
+_none_hint = ("[mc:function.scale-grad] backward returned no gradient for s (None): s requires "
+              "grad, and the model learns it from that gradient.")
+_hint = ("[mc:function.backward] For each input, backward returns grad_out times the "
+         "derivative of y with respect to that input.")
+_hints = {"unpack": _saved_hint, "saved": _saved_hint, "number of gradients": _arity_hint,
+          "invalid gradient": _arity_hint, "not have been used": _none_hint, "": _hint}
+_gen = torch.Generator().manual_seed(9)
+_x3 = torch.randn(3, 2, dtype=torch.float64, generator=_gen)
+_up3 = torch.randn(3, 2, dtype=torch.float64, generator=_gen)
+for _key, _x, _s, _up in [
+        ("ScaledTanh on 7 points, s = 1.5, upstream 2", torch.linspace(-2, 3, 7, dtype=torch.float64),
+         1.5, torch.full((7,), 2.0, dtype=torch.float64)),
+        ("ScaledTanh on a 3×2 x, s = -0.7, a random upstream", _x3, -0.7, _up3)]:
+    _seen = judged.value(_key, _hints)
+    _t = torch.tanh(_x)
+    with checks.because("[mc:function.forward] forward must return s·tanh(x)."):
+        checks.expect_close(_seen["forward"], _s * _t, f"ScaledTanh forward ({_key})")
+    checks.reject_close(_seen["x"], {
+        _s * (1 - _t ** 2): "[mc:function.ignores-grad-out] x's gradient ignores grad_out: by the "
+                            "chain rule it must multiply the local derivative by the incoming "
+                            "gradient.",
+        _up * (1 - _t ** 2): "[mc:function.scale-factor] x's gradient misses the factor s: "
+                             "y = s·tanh(x), so dy/dx carries s.",
+        _up * _s * (1 - _t): "[mc:function.wrong-derivative] d tanh(x)/dx is 1 - tanh(x)², not "
+                             "1 - tanh(x).",
+        _up * _s * (1 - _x ** 2): "[mc:function.wrong-derivative] d tanh(x)/dx is "
+                                  "1 - tanh(x)², not 1 - x²."}, f"x's gradient ({_key})")
+    checks.reject_close(_seen["s"], {
+        _t.sum(): "[mc:function.ignores-grad-out] s's gradient ignores grad_out: by the chain "
+                  "rule it must multiply the local derivative by the incoming gradient.",
+        (_up * _t).mean(): "[mc:function.scale-grad] s's gradient is the MEAN over the entries: "
+                           "s multiplies every entry of tanh(x), so like any value used many "
+                           "times its adjoints add up (a sum)."}, f"s's gradient ({_key})")
+    checks.expect_close(_seen["x"], _up * _s * (1 - _t ** 2), f"x's gradient ({_key})", hint=_hint)
+    checks.expect_close(_seen["s"], (_up * _t).sum(), f"s's gradient ({_key})", hint=_hint)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 10. The backward of a Linear layer, derived and checked
+# ## 11. The backward of a Linear layer, derived and checked
 #
 # A linear layer computes y = h Wᵀ + b for a batch: h is (N, D), W is (K, D), b is (K,),
 # y is (N, K). Write dy for the adjoint dL/dy, an (N, K) tensor. Entry by entry,
@@ -1284,96 +1873,147 @@ for _name, _k in (("db1", 1), ("db2", 2)):
                                 "the bias is added to every row, so its gradient is the sum "
                                 "over the batch."}, _name)
 ### BEGIN HIDDEN TESTS
-for _name, _g, _r in zip(("dW", "db1", "db2"), _mine, _ref):
-    checks.expect_close(_g, _r, _name, rtol=1e-6, atol=1e-9, hint=_hint)
-for _seed, _sizes in ((7, (5, 3, 6)), (11, (1, 2, 2))):   # H > D; one row, H = D
-    _case = _tied_case(_seed, *_sizes)
-    _what = f"tied_grads with (N, D, H) = {_sizes}"
-    with torch.no_grad(), checks.explain_errors({"": _hint}, _what):
-        _mine_k = tied_grads(*_case)
-    for _name, _g, _r in zip(("dW", "db1", "db2"), _mine_k, _tied_reference(*_case)):
-        with checks.because(_hint):
-            checks.expect_close(_g, _r, f"{_name} of {_what}", rtol=1e-6, atol=1e-9, hint=_hint)
+from helpers.grading import probe
+
+
+def case(seed, n=6, d=4, hidden=3):
+    gen = torch.Generator().manual_seed(seed)
+    return tuple(torch.randn(s, generator=gen, dtype=torch.float64)
+                 for s in [(n, d), (hidden, d), (hidden,), (d,)])
+
+
+def run(*tensors):
+    with torch.no_grad():
+        return tied_grads(*tensors)
+
+
+for seed, sizes in ((1, (6, 4, 3)), (7, (5, 3, 6)), (11, (1, 2, 2))):   # as shown; H > D; one row, H = D
+    probe.call(f"tied_grads with (N, D, H) = {sizes}", run, *case(seed, *sizes))
+### JUDGE
+from helpers.grading.probe import got
+from helpers import judged
+
+_hint = ("[mc:mlp.linear-rules] Work back from dy = 2(y - x)/(N·D): each use of W is a Linear "
+         "layer whose rule you can read off its shapes, the ReLU multiplies by (z > 0), and "
+         "where W is used twice the two gradients add.")
+_transposed = ("[mc:mlp.weight-grad-transpose] Shapes do not fit: y = h W uses W the other way "
+               "round from z = x Wᵀ + b1, so its rule is transposed too. Write each tensor's "
+               "shape beside it.")
+_shape_why = {"dW": "[mc:mlp.weight-grad-transpose] A gradient has its parameter's shape, "
+                    "(H, D) for W: check which way round each use of W multiplies.",
+              "db1": "[mc:mlp.bias-sum] A bias is added to every row, so its gradient sums the "
+                     "adjoint over the batch.",
+              "db2": "[mc:mlp.bias-sum] A bias is added to every row, so its gradient sums the "
+                     "adjoint over the batch."}
+for _seed, _sizes in ((1, (6, 4, 3)), (7, (5, 3, 6)), (11, (1, 2, 2))):
+    _key = f"tied_grads with (N, D, H) = {_sizes}"
+    _n, _d, _h = _sizes
+    _gen = torch.Generator().manual_seed(_seed)
+    _x, _W, _b1, _b2 = (torch.randn(s, generator=_gen, dtype=torch.float64)
+                        for s in [(_n, _d), (_h, _d), (_h,), (_d,)])
+    _mine = judged.value(_key, {"shapes cannot be multiplied": _transposed,
+                                "must match the size": _transposed, "": _hint})
+    with checks.because(_hint):
+        checks.expect_type(_mine, (tuple, list), _key)
+        checks.expect_equal(len(_mine), 3, f"the number of gradients {_key} returned")
+    for _name, _g, _p in zip(("dW", "db1", "db2"), _mine, (_W, _b1, _b2)):
+        with checks.because(_shape_why[_name]):
+            checks.expect_shape(_g, tuple(_p.shape), f"{_name} of {_key}")
+    _params = [p.clone().requires_grad_() for p in (_W, _b1, _b2)]
+    _y = torch.relu(_x @ _params[0].T + _params[1]) @ _params[0] + _params[2]
+    _ref = torch.autograd.grad(((_y - _x) ** 2).mean(), _params)
+    _z = _x @ _W.T + _b1
+    _dy = 2 * (torch.relu(_z) @ _W + _b2 - _x) / _x.numel()
+    _dW_dec = torch.relu(_z).T @ _dy
+    _dW_enc = ((_dy @ _W.T) * (_z > 0)).T @ _x
+    _wrong = {
+        _dW_enc: "[mc:mlp.tied-one-path] dW holds only the encoder's use of W (z = x Wᵀ + b1): W "
+                 "is used twice, and the decoder's use (y = h W) adds its own gradient.",
+        _dW_dec: "[mc:mlp.tied-one-path] dW holds only the decoder's use of W (y = h W): W is "
+                 "used twice, and the encoder's use (z = x Wᵀ + b1) adds its own gradient.",
+        _dW_dec + ((_dy @ _W.T).T @ _x): "[mc:mlp.relu-mask] The encoder's share of dW ignores "
+                                         "the ReLU: multiply the adjoint by its derivative, the "
+                                         "mask (z > 0).",
+        _ref[0] * _x.numel(): "[mc:mlp.mean-factor] dW is N·D times too large: the loss is a "
+                              "mean over all elements, so dy carries 1/(N·D).",
+        _ref[0] * _d: "[mc:mlp.mean-factor] dW is D times too large: the loss is a mean over "
+                      "all N·D elements, not over the N rows.",
+        _ref[0] * _n: "[mc:mlp.mean-factor] dW is N times too large: the loss is a mean over "
+                      "all N·D elements, not over the D columns.",
+        _ref[0] / 2: "[mc:mlp.missing-factor-2] dW is half the true gradient: the derivative of "
+                     "(y - x)² is 2(y - x)."}
+    checks.reject_close(_mine[0], {k: v for k, v in _wrong.items() if not torch.allclose(k, _ref[0])},
+                        f"dW of {_key}")
+    for _name, _k in (("db1", 1), ("db2", 2)):
+        checks.reject_close(_mine[_k], {
+            _ref[_k] / _n: f"[mc:mlp.bias-sum] {_name} is the batch MEAN of the adjoint: the "
+                           "bias is added to every row, so its gradient is the sum over the "
+                           "batch."} if _n > 1 else {}, f"{_name} of {_key}")
+    for _name, _g, _r in zip(("dW", "db1", "db2"), _mine, _ref):
+        checks.expect_close(_g, _r, f"{_name} of {_key}", rtol=1e-6, atol=1e-9, hint=_hint)
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Common mistakes
 #
-# **1. Forgetting to reset `.grad`.** The second step's gradient includes the first:
-
-# %%
-w = torch.tensor(1.0, requires_grad=True)
-for _ in range(2):
-    (w * 4).backward()
-print("without reset:", w.grad.item())
-w.grad = None
-(w * 4).backward()
-print("with w.grad = None before backward:", w.grad.item())
-
-# %% [markdown]
-# **2. Calling backward twice on the same graph.** The saved tensors are freed after the
-# first backward; keep them with `retain_graph=True` when you need two passes.
-
-# %%
-x = torch.tensor(2.0, requires_grad=True)
-y = x ** 3
-y.backward()
-with checks.expect_error(RuntimeError):
-    y.backward()
-y = x ** 3
-y.backward(retain_graph=True)
-y.backward()
-print("two passes with retain_graph:", x.grad.item())
-
-# %% [markdown]
-# **3. Backward on a non-scalar.** Reduce to a scalar loss, or pass `gradient=`:
-
-# %%
-x = torch.tensor([1.0, 2.0], requires_grad=True)
-y = 3 * x
-with checks.expect_error(RuntimeError):
-    y.backward()
-y.sum().backward()
-print("x.grad:", x.grad)
-
-# %% [markdown]
-# **4. An in-place update of a parameter outside no_grad.** Reproduced in section 8
-# (`w.relu_()` on a leaf); the fix is `with torch.no_grad(): ...`.
+# Three are reproduced above: a `.grad` never reset (section 4), a second backward through
+# a freed graph (section 5), an in-place change to a leaf or to a saved tensor (section 9).
+# Two more:
 #
-# **5. Expecting `.grad` on an intermediate.** It stays `None` unless you call
-# `retain_grad()` (section 6); leaves keep gradients, intermediates do not.
+# **An operation after `requires_grad=True`.** The weight below was meant to be a
+# float64 leaf, but `.double()` is an operation: `w` is its result, an intermediate, and
+# backward leaves its `.grad` empty. Give the dtype when you create the tensor.
 
 # %%
-x = torch.tensor(1.0, requires_grad=True)
-h = x * 5
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True).double()
+(w * w).sum().backward()
 with warnings.catch_warnings():
-    warnings.simplefilter("ignore")   # the warning is the mistake; shown in section 6
-    print("h.grad without retain_grad:", h.grad)
-h = x * 5
-h.retain_grad()
-(h * h).backward()
-print("h.grad with retain_grad:", h.grad.item())
+    warnings.simplefilter("ignore")          # reading this .grad warns; the None is the point
+    print("is_leaf", w.is_leaf, "| grad_fn", w.grad_fn.name(), "| w.grad", w.grad)
+w = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+(w * w).sum().backward()
+print("fix: is_leaf", w.is_leaf, "| w.grad", w.grad)
+
+# %% [markdown]
+# **A NaN gradient from a finite loss.** Multiplying by 0 was meant to switch entry 0
+# off, but backward still goes through `sqrt` there, whose derivative 1/(2√x) is infinite
+# at 0, and 0 · ∞ is NaN. `torch.autograd.detect_anomaly()` makes backward stop at the
+# first node that returns a NaN, names it, and warns with the line of the forward pass
+# that created it (it slows every operation: use it to debug, not to train). The fix is
+# to keep the bad point out of `sqrt`'s input (`torch.where(x > 0, x, 1.0)`).
+
+# %%
+x = torch.tensor([0.0, 4.0], requires_grad=True)
+mask = torch.tensor([0.0, 1.0])
+(torch.sqrt(x) * mask).sum().backward()
+print("x.grad:", x.grad)
+with warnings.catch_warnings(record=True) as caught, torch.autograd.detect_anomaly():
+    warnings.simplefilter("always")
+    with checks.expect_error(RuntimeError):
+        (torch.sqrt(x) * mask).sum().backward()
+print([str(w.message).splitlines()[0] for w in caught if "Error detected" in str(w.message)])
+x.grad = None
+(torch.sqrt(torch.where(x > 0, x, 1.0)) * mask).sum().backward()
+print("fix: x.grad:", x.grad)
 
 # %% [markdown]
 # ## Summary
 #
-# - Leaves are tensors with no `grad_fn`: those you create, and any result computed from
-#   tensors none of which requires grad. Intermediates carry a `grad_fn`, linked by
-#   `next_functions` down to `AccumulateGrad` nodes of the leaves.
-# - The graph is recorded as code runs; Python control flow shapes it.
+# - Leaves are tensors with no `grad_fn`; intermediates carry one, linked by
+#   `next_functions` down to the leaves' `AccumulateGrad` nodes. The graph is recorded as
+#   code runs, so Python control flow shapes it.
 # - Backward is the reverse-mode chain rule: each node turns its output's adjoint into its
-#   inputs' adjoints, and adjoints **add** where a value fans out. For a non-scalar output
-#   you supply v and get vᵀJ; one pass per one-hot v gives J row by row.
-# - `.grad` accumulates: reset it (`zero_grad`, `grad = None`), exploit it for gradient
-#   accumulation with weighted micro-batches, and leave a caller's `.grad` as you found it.
-# - `no_grad` records nothing inside its block and changes no tensor's flags; `detach`
-#   cuts a tensor from the graph; `.data` hides changes from autograd and can give silently
-#   wrong gradients.
-# - An in-place edit of a leaf that requires grad raises at once (outside `no_grad`); an
-#   in-place edit of a tensor saved for backward raises when backward runs. Update
-#   parameters under `no_grad`, or compute out of place.
-# - A Linear layer's backward is dW = dyᵀh, db = Σdy, dh = dy W; a custom `Function`
-#   defines forward and backward, and `gradcheck` tests it at sample points.
+#   inputs' adjoints, adjoints **add** where a value fans out, and the engine calls each
+#   node once, in topological order, on the sum of what reached it.
+# - A non-scalar output needs a v (backward gives vᵀJ); one pass per one-hot v, or
+#   `vmap(grad(f))`, gives per-sample gradients; `create_graph=True` makes a gradient
+#   differentiable again (H·v in two passes).
+# - `.grad` accumulates until reset; `retain_grad` keeps an intermediate's gradient and a
+#   hook sees or replaces one in flight; `no_grad` records nothing, `detach` cuts a tensor
+#   from the graph (a straight-through estimator detaches a correction), `.data` hides
+#   changes from autograd.
+# - In-place edits of a leaf or a saved tensor raise; `detect_anomaly` names the node where
+#   a NaN appears; a custom `Function` defines both passes and `gradcheck` tests them.
 #
 # **Next:** 03_modules packages parameters (leaves with `requires_grad=True`) into
 # `nn.Module`, and 04 turns backward plus an update into a training loop.

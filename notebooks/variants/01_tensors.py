@@ -34,11 +34,18 @@ WRONG = {
         ("quiz_contiguous = False", "should be a tuple", None),
     ],
     "01_tensors-quiz-broadcast": [
-        ("quiz_numel = 14", "does not add up", "broadcast.numel-add"),
-        ("quiz_numel = 9", "multiplied to count", "broadcast.numel-add"),
-        ("quiz_numel = 12", "not simply the larger operand", "broadcast.bigger-operand"),
-        ("quiz_numel = 6", "missing leading axis", "broadcast.drop-leading"),
-        ("quiz_numel = 8", "every axis takes the larger size", "broadcast.rule"),
+        ("quiz_entry = 12", "not a[2] + b[1]", "broadcast.first-operand-rows"),
+        ("quiz_entry = 3", "lined up with the result's LAST one", "broadcast.same-index"),
+        ("quiz_entry = 30", "reads a[1], and b[2, 0]", "broadcast.first-operand-rows"),
+        ("quiz_entry = 11", "stride 0", "broadcast.reads"),           # hidden tests
+        ("quiz_entry = 21.5", "whole number", None),
+    ],
+    "01_tensors-quiz-join": [
+        ("quiz_join = ((3, 2, 5), (2, 15))", "not in front", "join.stack-in-front"),
+        ("quiz_join = ((2, 3, 5), (6, 5))", "the 2 rows stay", "join.cat-axis"),
+        ("quiz_join = ((2, 15), (2, 3, 5))", "swapped", "join.cat-vs-stack"),
+        ("quiz_join = ((2, 3, 5), (2, 5))", "add up", "join.rule"),           # hidden tests
+        ("quiz_join = (2, 3, 5)", "two shapes", None),
     ],
     "01_tensors-quiz-failing-axis": [
         ("quiz_failing_axis = -1", "a size 1 stretches", "broadcast.one-is-mismatch"),
@@ -164,6 +171,21 @@ WRONG = {
          "            raise ValueError('mismatch')\n"
          "        out.insert(0, stride if size == want else 0)\n"
          "    return (0,) * (len(target) - len(out)) + tuple(out)\n", "never", "broadcast.one-way"),
+        # leading size-1 axes dropped to fit a target with fewer dims
+        ("def broadcast_strides(shape, strides, target):\n"
+         "    shape, strides = list(shape), list(strides)\n"
+         "    while len(shape) > len(target) and shape[0] == 1:\n"
+         "        shape.pop(0)\n"
+         "        strides.pop(0)\n"
+         "    if len(shape) > len(target):\n"
+         "        raise ValueError('too many dims')\n"
+         "    extra = len(target) - len(shape)\n"
+         "    out = [0] * extra\n"
+         "    for size, stride, want in zip(shape, strides, target[extra:]):\n"
+         "        if size != want and size != 1:\n"
+         "            raise ValueError('mismatch')\n"
+         "        out.append(stride if size == want else 0)\n"
+         "    return tuple(out)\n", "leading axes of size 1", "broadcast.squeeze-leading"),
         # expand does it, but the tensor must exist first
         ("def broadcast_strides(shape, strides, target):\n"
          "    try:\n"
@@ -172,22 +194,6 @@ WRONG = {
          "        if 'expand' in str(error):\n"
          "            raise ValueError(str(error)) from None\n"
          "        raise\n", "shapes this large", "strides.made-a-tensor"),
-    ],
-    "01_tensors-pairwise": [
-        ("def pairwise_sq_dists(a, b):\n"
-         "    return ((a - b) ** 2).sum(-1)\n", "pairs row i of a with row i of b",
-         "broadcast.rowwise-not-pairwise"),
-        ("def pairwise_sq_dists(a, b):\n"
-         "    return (a[:, None, :] - b[None, :, :]).sum(-1) ** 2\n", "squared the sum",
-         "pairwise.square-after-sum"),
-        ("def pairwise_sq_dists(a, b):\n"
-         "    return torch.cdist(a, b)\n", "leave out the square root", "pairwise.root"),
-        ("def pairwise_sq_dists(a, b):\n"
-         "    return ((a[:, None, :] - b[None, :, :]) ** 2).sum(0)\n", "summed over the points",
-         "reduce.wrong-dim"),
-        ("def pairwise_sq_dists(a, b):\n"
-         "    return ((a[:, None, :] - b[None, :, :]) ** 2).sum(1)\n", "points of b (dim 1)",
-         "reduce.wrong-dim"),
     ],
     "01_tensors-shapes": [
         ("flat = images.reshape(32, -1)\n"
@@ -206,6 +212,19 @@ WRONG = {
          "pooled = images.sum(dim=(2, 3))", "mean of one channel", "reduce.pool-dims"),
     ],
     "01_tensors-relu": [
+        ("def modifies_input(f, x):\n"
+         "    argument = x.clone()\n"
+         "    f(argument)\n"
+         "    return bool(argument.sum() != x.sum())\n", "sums", "inplace.compare-sums"),
+        ("def modifies_input(f, x):\n"
+         "    argument = x.clone()\n"
+         "    f(argument)\n"
+         "    return not torch.equal(argument, x)\n", "NaN", "inplace.nan-unequal"),
+        ("def modifies_input(f, x):\n"
+         "    argument = x.clone()\n"
+         "    f(argument)\n"
+         "    return not torch.allclose(argument, x, equal_nan=True)\n", "tolerance",
+         "inplace.tolerance"),
         ("def modifies_input(f, x):\n"
          "    before = x.clone()\n"
          "    f(x)\n"
@@ -254,6 +273,20 @@ WRONG = {
          "        return False\n"
          "    return bool(set(a.flatten().tolist()) & set(b.flatten().tolist()))\n",
          "whatever values those hold", "views.same-storage-same-cells"),
+        # arithmetic on offsets and strides: overlapping spans and a common step
+        ("import math\n"
+         "def shares_cells(a, b):\n"
+         "    if a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr():\n"
+         "        return False\n"
+         "    if a.numel() == 0 or b.numel() == 0:\n"
+         "        return False\n"
+         "    def span(t):\n"
+         "        first = t.storage_offset()\n"
+         "        return first, first + sum((n - 1) * s for n, s in zip(t.shape, t.stride()))\n"
+         "    (a0, a1), (b0, b1) = span(a), span(b)\n"
+         "    step = math.gcd(*[s for t in (a, b) for n, s in zip(t.shape, t.stride()) if n > 1])\n"
+         "    return a0 <= b1 and b0 <= a1 and (step == 0 or (a0 - b0) % step == 0)\n",
+         "cells each one actually reaches", "views.cells-arithmetic"),
         ("def shares_cells(a, b):\n"
          "    def cells(t):\n"
          "        return {t.storage_offset() + sum(i * s for i, s in zip(ix, t.stride()))\n"
@@ -327,6 +360,10 @@ WRONG = {
         ("def label_rank(logits, labels):\n"
          "    return (logits > logits.gather(1, labels[:, None])).float().mean(1)\n",
          "integer tensor", "rank.shape"),
+        # a rank by sorted position: a tie is broken by where the logit sits
+        ("def label_rank(logits, labels):\n"
+         "    ranks = logits.argsort(dim=1, descending=True).argsort(dim=1)\n"
+         "    return ranks[torch.arange(len(labels)), labels]\n", "tie", "rank.ties-by-position"),
     ],
 }
 
@@ -353,10 +390,11 @@ ALTERNATIVE = {
     "01_tensors-numpy": (
         "def snapshot(t):\n"
         "    return t.detach().clone().cpu().numpy()\n"),
-    "01_tensors-rank": (
+    "01_tensors-rank": (          # C minus the logits at most the label's, by binary search
         "def label_rank(logits, labels):\n"
-        "    ranks = logits.argsort(dim=1, descending=True).argsort(dim=1)\n"
-        "    return ranks[torch.arange(len(labels)), labels]\n"),
+        "    at_label = logits.gather(1, labels[:, None])\n"
+        "    ascending = logits.sort(dim=1).values\n"
+        "    return logits.shape[1] - torch.searchsorted(ascending, at_label, right=True).squeeze(1)\n"),
     "01_tensors-strides": (
         "import math\n"
         "def row_major_strides(shape):\n"
@@ -379,20 +417,15 @@ ALTERNATIVE = {
         "    if any(n != t and n != 1 for n, t in zip(shape, target)):\n"
         "        raise ValueError('cannot broadcast')\n"
         "    return tuple(0 if n != t else s for n, s, t in zip(shape, strides, target))\n"),
-    "01_tensors-pairwise": (
-        "def pairwise_sq_dists(a, b):\n"
-        "    out = torch.zeros(len(a), len(b))\n"
-        "    for i in range(len(a)):\n"
-        "        for j in range(len(b)):\n"
-        "            out[i, j] = ((a[i] - b[j]) ** 2).sum()\n"
-        "    return out\n"),
     "01_tensors-shapes": (
         "flat = images.view(images.shape[0], -1)\n"
         "tokens = images.flatten(2).transpose(1, 2).contiguous()\n"
         "pooled = images.mean(3).mean(2)"),
-    "01_tensors-relu": (
+    "01_tensors-relu": (          # exact comparison in which two NaNs are equal
         "def modifies_input(f, x):\n"
         "    before, argument = x.clone(), x.clone()\n"
         "    f(argument)\n"
-        "    return bool((before != argument).any())\n"),
+        "    return not torch.allclose(before, argument, rtol=0, atol=0, equal_nan=True)\n"),
+    "01_tensors-quiz-broadcast": "quiz_entry = 21",
+    "01_tensors-quiz-join": "quiz_join = [[2, 3, 5], [2, 15]]",
 }

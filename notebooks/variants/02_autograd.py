@@ -26,26 +26,80 @@ TIED_FORWARD = (
 TIED_RETURN = "    return dz.T @ x + h.T @ dy, dz.sum(0), dy.sum(0)\n"
 MASKED = "    dz = (dy @ W.T) * (z > 0)\n"
 
-WALK_FRAME = (
+# The reference's depth-first order, then a walk over it; most wrong walks change one line.
+TOPO_ORDER = (
     "def walk_grads(output, leaves):\n"
-    "    totals = {{}}\n\n"
-    "    def visit(node, adjoint):\n"
-    "        if hasattr(node, 'variable'):\n"
-    "            key = id(node.variable)\n"
-    "{leaf}"
+    "    order, seen = [], set()\n\n"
+    "    def place(node):\n"
+    "        if node is None or node in seen:\n"
     "            return\n"
+    "        seen.add(node)\n"
+    "        for child, _ in node.next_functions:\n"
+    "            place(child)\n"
+    "        order.append(node)\n\n"
+    "    place(output.grad_fn)\n"
+    "    pending, totals = {{output.grad_fn: torch.ones_like(output)}}, {{}}\n"
+    "    for node in reversed(order):\n"
+    "        adjoint = pending.pop(node, None)\n"
+    "        if adjoint is None:\n"
+    "            continue\n"
+    "        if hasattr(node, 'variable'):\n"
+    "            totals[id(node.variable)] = adjoint\n"
+    "            continue\n"
     "        adjoints = node(adjoint)\n"
     "{wrap}"
     "{children}"
+    "    return [totals.get(id(leaf)) for leaf in leaves]\n"
+)
+_WRAP = ("        if isinstance(adjoints, torch.Tensor):\n"
+         "            adjoints = (adjoints,)\n")
+_SUM = ("        for (child, _), g in zip(node.next_functions, adjoints):\n"
+        "            if child is not None and g is not None:\n"
+        "                pending[child] = pending[child] + g if child in pending else g\n")
+# the previous reference: recursive, one call per path
+EVERY_PATH = (
+    "def walk_grads(output, leaves):\n"
+    "    totals = {}\n\n"
+    "    def visit(node, adjoint):\n"
+    "        if hasattr(node, 'variable'):\n"
+    "            totals[id(node.variable)] = totals.get(id(node.variable), 0) + adjoint\n"
+    "            return\n"
+    "        adjoints = node(adjoint)\n"
+    "        if isinstance(adjoints, torch.Tensor):\n"
+    "            adjoints = (adjoints,)\n"
+    "        for (child, _), g in zip(node.next_functions, adjoints):\n"
+    "            if child is not None and g is not None:\n"
+    "                visit(child, g)\n\n"
     "    visit(output.grad_fn, torch.ones_like(output))\n"
     "    return [totals.get(id(leaf)) for leaf in leaves]\n"
 )
-_ADD = "            totals[key] = totals.get(key, 0) + adjoint\n"
-_WRAP = ("        if isinstance(adjoints, torch.Tensor):\n"
-         "            adjoints = (adjoints,)\n")
-_ALL = ("        for (child, _), g in zip(node.next_functions, adjoints):\n"
-        "            if child is not None and g is not None:\n"
-        "                visit(child, g)\n\n")
+# once per node, but a node runs on the first adjoint to arrive; later ones are dropped
+FIRST_ARRIVAL = EVERY_PATH.replace(
+    "    totals = {}\n\n", "    totals, seen = {}, set()\n\n").replace(
+    "            return\n        adjoints", "            return\n"
+    "        if node in seen:\n            return\n        seen.add(node)\n        adjoints")
+# breadth-first with sums: a node reached again after it ran is queued and run again
+BREADTH_FIRST = (
+    "def walk_grads(output, leaves):\n"
+    "    pending, totals = {output.grad_fn: torch.ones_like(output)}, {}\n"
+    "    queue = [output.grad_fn]\n"
+    "    while queue:\n"
+    "        node = queue.pop(0)\n"
+    "        adjoint = pending.pop(node)\n"
+    "        if hasattr(node, 'variable'):\n"
+    "            totals[id(node.variable)] = totals.get(id(node.variable), 0) + adjoint\n"
+    "            continue\n"
+    "        adjoints = node(adjoint)\n"
+    "        if isinstance(adjoints, torch.Tensor):\n"
+    "            adjoints = (adjoints,)\n"
+    "        for (child, _), g in zip(node.next_functions, adjoints):\n"
+    "            if child is None or g is None:\n"
+    "                continue\n"
+    "            if child not in pending:\n"
+    "                queue.append(child)\n"
+    "            pending[child] = pending[child] + g if child in pending else g\n"
+    "    return [totals.get(id(leaf)) for leaf in leaves]\n"
+)
 
 ONE_HOT_ROWS = (            # the loop over the samples; the variants differ before and inside it
     "    rows = []\n"
@@ -67,6 +121,8 @@ SET_ASIDE = (                # the caller's .grad set aside and put back; {loss}
     "    total, w.grad = w.grad, saved\n"
     "    return total\n"
 )
+HVP_LEAF = "def hvp(f, x, v):\n    x = x.detach().requires_grad_()\n"
+HVP_SECOND = "    (hv,) = torch.autograd.grad(g @ v, x)\n    return hv\n"
 CHUNK_LOOP = (
     "    for start in range(0, len(X), chunk):\n"
     "        xb, yb = X[start:start + chunk], Y[start:start + chunk]\n"
@@ -105,17 +161,30 @@ WRONG = {
          "autograd.no-grad-inherits"),
         ("answer_no_grad = False", "should be a tuple", None),
     ],
+    "02_autograd-quiz-walk-calls": [
+        ("answer_walk_calls = 10", "each time an adjoint reaches it", "walk.calls-per-node"),
+        ("answer_walk_calls = 1024", "add 1 + 2", "walk.paths-double"),
+        ("answer_walk_calls = 2047", "only adds", "walk.leaf-calls"),
+        ("answer_walk_calls = 100", "once per path", "walk.every-path"),   # hidden tests
+        ("answer_walk_calls = 1023.0", "whole number", None),
+    ],
     "02_autograd-walk": [
-        (WALK_FRAME.format(leaf="            totals[key] = adjoint\n", wrap=_WRAP, children=_ALL),
+        (EVERY_PATH, "once per path", "walk.every-path"),
+        (FIRST_ARRIVAL, "before all of its adjoints had arrived", "walk.order"),
+        (BREADTH_FIRST, "before all of its adjoints had arrived", "walk.order"),
+        (TOPO_ORDER.format(wrap=_WRAP, children=_SUM.replace(
+            "pending[child] + g if child in pending else g", "g")),
          "ADDED, not overwritten", "autograd.fanout-overwrite"),
-        (WALK_FRAME.format(leaf=_ADD, wrap=_WRAP, children=(
+        (TOPO_ORDER.format(wrap=_WRAP, children=(
             "        child, _ = node.next_functions[0]\n"
-            "        visit(child, adjoints[0])\n\n")),
+            "        if child is not None:\n"
+            "            pending[child] = pending[child] + adjoints[0] if child in pending "
+            "else adjoints[0]\n")),
          "EVERY entry of next_functions", "walk.first-input-only"),
-        (WALK_FRAME.format(leaf=_ADD, wrap="", children=_ALL),
-         "wrap a single returned tensor", "walk.node-call"),
+        (TOPO_ORDER.format(wrap="", children=_SUM), "wrap a single returned tensor",
+         "walk.node-call"),
         ("def walk_grads(output, leaves):\n"
-         "    return list(torch.autograd.grad(output, leaves))\n",
+         "    return list(torch.autograd.grad(output, leaves, allow_unused=True))\n",
          "Call the nodes yourself", "walk.used-autograd"),
     ],
     "02_autograd-fanout": [
@@ -180,38 +249,45 @@ WRONG = {
          "rows at once", "accumulate.one-pass-per-chunk"),
         # weighted by the nominal chunk size: wrong only for the shorter last chunk
         (SET_ASIDE.format(loss="((xb @ w - yb) ** 2).mean() * chunk / len(X)"),
-         "only 2 rows", "accumulate.last-chunk"),
+         "rows that were left", "accumulate.last-chunk"),
         (SET_ASIDE.format(loss="((xb @ w - yb) ** 2).sum() / chunk"),
          "number of all rows", "accumulate.weighting"),
     ],
-    "02_autograd-why-none": [
-        ("def make_weight(values):\n"
-         "    return torch.tensor(values, requires_grad=True).double()\n",
-         "non-leaf", "autograd.op-after-requires-grad"),
-        ("def make_weight(values):\n"
-         "    return torch.tensor(values, dtype=torch.float64)\n",
-         "requires_grad=False", "autograd.no-requires-grad"),
-        ("def make_weight(values):\n"
-         "    return torch.tensor(values, requires_grad=True)\n",
-         "must be float64", "autograd.leaf-dtype"),
-        ("def make_weight(values):\n"
-         "    t = torch.tensor(values, requires_grad=True)\n"
-         "    return t.detach().double().requires_grad_()\n",
-         "Only floating-point tensors", "autograd.int-requires-grad"),
+    "02_autograd-hvp": [
+        (HVP_LEAF + "    (g,) = torch.autograd.grad(f(x).sum(), x)\n" + HVP_SECOND,
+         "create_graph=True", "hvp.create-graph"),
+        (HVP_LEAF + "    (g,) = torch.autograd.grad(f(x).sum(), x, create_graph=True)\n"
+         "    (hv,) = torch.autograd.grad(g.sum(), x)\n    return hv\n", "H·1", "hvp.ones"),
+        (HVP_LEAF + "    (g,) = torch.autograd.grad(f(x).sum(), x)\n    return g * v\n",
+         "first derivatives", "hvp.first-order"),
+        ("def hvp(f, x, v):\n"
+         "    return torch.autograd.functional.hvp(lambda t: f(t).sum(), x, v)[1]\n",
+         "torch.autograd.functional", "hvp.library"),
+        (HVP_LEAF + "    (g,) = torch.autograd.grad(f(x).sum(), x, create_graph=True)\n"
+         "    rows = [torch.autograd.grad(g[i], x, retain_graph=True)[0] for i in range(len(x))]\n"
+         "    return torch.stack(rows) @ v\n", "n×n", "hvp.built-hessian"),
+        ("def hvp(f, x, v):\n"
+         "    x.requires_grad_()\n"
+         "    (g,) = torch.autograd.grad(f(x).sum(), x, create_graph=True)\n" + HVP_SECOND,
+         "caller's x", "hvp.caller-x"),
     ],
     "02_autograd-ste": [
-        ("def ste_round(x):\n    return torch.round(x)\n", "torch.round is flat", "ste.round-flat"),
-        ("def ste_round(x):\n    return torch.round(x.detach())\n", "cut from the graph",
+        ("def sign_ste(x):\n    return torch.sign(x)\n", "derivative is 0", "ste.sign-flat"),
+        ("def sign_ste(x):\n    return x + (torch.sign(x) - x).detach()\n", "outside",
+         "ste.unclipped"),
+        ("def sign_ste(x):\n    return x.clamp(-1, 1)\n", "torch.sign(x) exactly", "ste.value"),
+        ("def sign_ste(x):\n    return torch.sign(x).detach()\n", "cut from the graph",
          "ste.detached-all"),
-        ("def ste_round(x):\n    return x + (torch.floor(x + 0.5) - x).detach()\n",
-         "halves round to even", "ste.value"),
-        ("def ste_round(x):\n    return torch.round(x) + x.sum() - x.sum().detach()\n",
-         "gradient must be 1", "ste.detach-part"),
-        # the rounding is detached (no_grad) but the -x is not: the two x's cancel
-        ("def ste_round(x):\n"
-         "    with torch.no_grad():\n"
-         "        rounded = torch.round(x)\n"
-         "    return x + (rounded - x)\n", "cancels x", "ste.round-flat"),
+        # the window without its ends
+        ("def sign_ste(x):\n"
+         "    inside = x * (x.abs() < 1)\n"
+         "    return inside + (torch.sign(x) - inside).detach()\n", "−1 and 1",
+         "ste.window-edges"),
+        # a smooth surrogate: tanh's slope instead of 1
+        ("def sign_ste(x):\n"
+         "    soft = torch.tanh(x)\n"
+         "    return soft + (torch.sign(x) - soft).detach()\n", "unchanged",
+         "ste.identity-backward"),
     ],
     "02_autograd-function": [
         (TANH_UP_TO_BACKWARD + "        return s * (1 - t * t), t.sum()\n",
@@ -278,24 +354,38 @@ WRONG = {
 # Other correct answers (an explicit stack for recursion, backward for autograd.grad, ...).
 ALTERNATIVE = {
     "02_autograd-quiz-seed": "answer_seed_grad = -1",
-    "02_autograd-walk": (
+    "02_autograd-walk": (         # Kahn's order: a node runs when its last consumer has sent
+        "from collections import deque\n"
         "def walk_grads(output, leaves):\n"
-        "    totals = {id(leaf): None for leaf in leaves}\n"
-        "    stack = [(output.grad_fn, torch.ones_like(output))]\n"
+        "    users, seen, stack = {}, {output.grad_fn}, [output.grad_fn]\n"
         "    while stack:\n"
-        "        node, adjoint = stack.pop()\n"
-        "        if node is None:\n"
-        "            continue\n"
+        "        node = stack.pop()\n"
+        "        for child, _ in node.next_functions:\n"
+        "            if child is None:\n"
+        "                continue\n"
+        "            users[child] = users.get(child, 0) + 1\n"
+        "            if child not in seen:\n"
+        "                seen.add(child)\n"
+        "                stack.append(child)\n"
+        "    sums, result = {output.grad_fn: torch.ones_like(output)}, {}\n"
+        "    ready = deque([output.grad_fn])\n"
+        "    while ready:\n"
+        "        node = ready.popleft()\n"
+        "        g_node = sums.pop(node)\n"
         "        if type(node).__name__ == 'AccumulateGrad':\n"
-        "            key = id(node.variable)\n"
-        "            totals[key] = adjoint if totals.get(key) is None else totals[key] + adjoint\n"
+        "            result[id(node.variable)] = g_node\n"
         "            continue\n"
-        "        adjoints = node(adjoint)\n"
-        "        if not isinstance(adjoints, tuple):\n"
-        "            adjoints = (adjoints,)\n"
-        "        stack.extend((child, g) for (child, _), g in zip(node.next_functions, adjoints)\n"
-        "                     if g is not None)\n"
-        "    return [totals[id(leaf)] for leaf in leaves]\n"),
+        "        outs = node(g_node)\n"
+        "        outs = outs if isinstance(outs, tuple) else (outs,)\n"
+        "        for (child, _), g in zip(node.next_functions, outs):\n"
+        "            if child is None:\n"
+        "                continue\n"
+        "            if g is not None:\n"
+        "                sums[child] = sums[child] + g if child in sums else g\n"
+        "            users[child] -= 1\n"
+        "            if users[child] == 0 and child in sums:\n"
+        "                ready.append(child)\n"
+        "    return [result.get(id(leaf)) for leaf in leaves]\n"),
     "02_autograd-fanout": "fanout_grad = 8",
     "02_autograd-quiz-no-grad": "answer_no_grad = [False, True, True, True]",
     "02_autograd-vjp": (          # one fresh graph per sample, backward with an identity row
@@ -314,12 +404,13 @@ ALTERNATIVE = {
         "        loss = ((xb @ w - yb) ** 2).mean() * len(xb) / len(X)\n"
         "        total = total + torch.autograd.grad(loss, w)[0]\n"
         "    return total\n"),
-    "02_autograd-why-none": (
-        "def make_weight(values):\n"
-        "    return torch.tensor(values).double().requires_grad_()\n"),
-    "02_autograd-ste": (
-        "def ste_round(x):\n"
-        "    return x - x.detach() + torch.round(x.detach())\n"),
+    "02_autograd-hvp": (          # forward-over-reverse: the directional derivative of ∇f
+        "def hvp(f, x, v):\n"
+        "    return torch.func.jvp(torch.func.grad(lambda t: f(t).sum()), (x,), (v,))[1]\n"),
+    "02_autograd-ste": (          # inside the window x plus a detached step; outside sign itself
+        "def sign_ste(x):\n"
+        "    return torch.where(x.abs() <= 1, x + (torch.sign(x) - x).detach(), torch.sign(x))\n"),
+    "02_autograd-quiz-walk-calls": "answer_walk_calls = 2 ** 10 - 1",
     "02_autograd-function": (        # saves x, recomputes tanh, 1/cosh², s's gradient by a dot
         "class ScaledTanh(torch.autograd.Function):\n"
         "    @staticmethod\n"
