@@ -23,6 +23,7 @@ INSTRUMENTS = [
     ("stride explorer", "helpers.strides", {}),
     ("broadcasting explorer", "helpers.broadcasting", {}),
     ("autograd graph (seed)", "helpers.autograd_graph", {}),
+    ("walk counter, depth 24", "helpers.graph_walks", {"depth": 24}),
     ("module inspector", "helpers.modules", {}),
     ("activation explorer (6)", "helpers.activations", {}),
     ("activation explorer (12)", "helpers.activations", {"depth": 12}),
