@@ -63,10 +63,14 @@ RULES = [
     ("ipython", "get_ipython().input_transformers_cleanup.append(str)", "%time y = sum(range(10))"),
     ("ipython", "from IPython import get_ipython", "from IPython.display import display"),
     ("ipython", "%load_ext autoreload", "torch.tensor?"),
+    ("ipython", "sources = In[-3:]", "Input = 3\nprint(Input)"),
+    ("ipython", "probe_code = _i5", "_ = 5"),
+    ("ipython", "!cat /etc/passwd", "%%time\ny = 1"),
     ("sys-modules", "import sys\nsys.modules['helpers.checks'] = None", "import sys\nsys.path.append('.')"),
     ("introspection", "import gc\nobjects = gc.get_objects()", "import math\nr = math.sqrt(2)"),
     ("introspection", "from inspect import currentframe", "from math import sqrt"),
     ("introspection", "import ctypes", "import json"),
+    ("introspection", "import linecache\nlines = linecache.getlines(name)", "import textwrap"),
     ("exec", "exec('x = 1')", "model = torch.nn.Linear(2, 2).eval()"),
     ("exec", "y = eval('1 + 1')", "fast = torch.compile(torch.sin)"),
     ("exec", "c = compile('x', 'f', 'eval')", "import re\npattern = re.compile('a+')"),
@@ -91,8 +95,13 @@ RULES = [
     ("dunder", "m = len.__self__", "s = len('abc')"),
     ("class-assignment", "x.__class__ = int", "name = x.__class__.__name__"),
     ("class-assignment", "C.__bases__ = (object,)", "bases = C.__bases__"),
+    ("class-assignment", "type(x).__eq__ = lambda a, b: True", "kind = type(x).__name__"),
+    ("class-assignment", "setattr(x.__class__, '__bool__', f)", "setattr(self, 'count', 0)"),
+    ("dispatch", "lib = torch.library.Library('aten', 'IMPL')", "out = torch.add(x, 1)"),
+    ("dispatch", "from torch.overrides import TorchFunctionMode", "from torch.nn import functional"),
     ("frame", "import sys\nf = sys._getframe(1)", "import sys\nv = sys.version"),
     ("frame", "g = error.__traceback__.tb_frame.f_globals", "line = error.__traceback__.tb_lineno"),
+    ("frame", "import traceback\nstack = traceback.format_stack()", "import traceback\ns = traceback.format_exc()"),
     ("trace", "import sys\nsys.settrace(print)", "import sys\nn = sys.getrecursionlimit()"),
     ("trace", "import threading\nthreading.settrace(print)", "import threading\nt = threading.Thread(target=print)"),
     ("trace", "import sys\nsys.addaudithook(print)", "import sys\nsys.stdout.flush()"),
@@ -143,6 +152,10 @@ OBFUSCATED = [
     ("module-attribute", "code = 'checks.expect_close = print'"),
     ("module-value", "vars(torch)['allclose'] = max"),
     ("module-value", "for m in [torch]:\n    m.allclose = max"),
+    ("class-assignment", "torch.ones(1).__class__.__eq__ = lambda a, b: True"),
+    ("dunder", "object.__setattr__(torch, 'allclose', max)"),
+    ("dunder", "torch.__dict__['allclose'] = max"),
+    ("ipython", "print(get_ipython().user_ns.get('In'))"),
     ("dunder", "import operator\nf = operator.attrgetter('__globals__')(add)"),
     ("dunder", "f = getattr(add, '__globals__')"),
 ]
@@ -330,7 +343,6 @@ def test_affected_test_cells():
 # sessions own those files): applied here as if declared, and reported. The test fails when
 # one is no longer needed (declared in the source, or the answer changed): remove it then.
 PENDING = {
-    "03_modules-freeze": ["computed-name:setattr", "private:torch.nn.modules.batchnorm._BatchNorm"],
     "06_compile-storm": ["private:torch._dynamo.mark_dynamic"],
 }
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))

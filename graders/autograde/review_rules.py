@@ -14,9 +14,10 @@ graders             names or strings with ``_graders`` / ``graders_``; importing
                     ``helpers.grading`` (the grader's own machinery)
 ipython             ``get_ipython()`` and what it reaches (hooks, events, transformers, the
                     kernel, user_ns), except a few magics (``%time``, ``%timeit``,
-                    ``%matplotlib``, ``x?``); the kernel's packages (ipykernel, comm, zmq)
+                    ``%matplotlib``, ``x?``); the kernel's packages (ipykernel, comm, zmq); the
+                    input history (``In``, ``_ih``, ``_i3``: the test cells' code)
 sys-modules         ``sys.modules`` and the import system's hooks (``sys.meta_path``, ...)
-introspection       ``gc``, ``inspect``, ``ctypes``: imports and uses
+introspection       ``gc``, ``inspect``, ``ctypes``, ``linecache``: imports and uses
 exec                ``exec``, ``eval``, ``compile`` (the builtins), ``runpy``/``code``; code
                     built at run time and handed to something that runs strings (timeit, ...)
 import              ``__import__``, ``importlib``
@@ -29,8 +30,11 @@ module-value        an imported module handed around as a value (returned, put i
                     passed to a function): the way to patch it under another name
 dunder              ``__code__``, ``__globals__``, ``__closure__``, ``__subclasses__``, ``__dict__``,
                     ``__defaults__``, ``__self__``, ``__getattribute__``, ... (attribute or string)
-class-assignment    assigning ``__class__`` or ``__bases__``
-frame               frames and tracebacks: ``sys._getframe``, ``f_globals``, ``f_back``, ``tb_frame``, ...
+class-assignment    assigning ``__class__`` or ``__bases__``, or an attribute of a class reached
+                    through an object (``type(x).__eq__ = ...``: ``x`` may be a tensor)
+frame               frames and tracebacks: ``sys._getframe``, ``f_globals``, ``f_back``, ``tb_frame``,
+                    ``traceback.extract_stack`` (the source of the code that called, tests included)
+dispatch            ``torch.library``, ``torch.overrides``: what torch's operators do, for every caller
 trace               ``sys.settrace``/``setprofile``/``addaudithook``/``monitoring``, ``threading.settrace``
 code-object         ``pickle``, ``marshal`` (and kin), ``types.CodeType``/``FunctionType``
 private             a private attribute reached through an imported module (``torch._C``,
@@ -46,6 +50,7 @@ code too, their findings placed on the string's line.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -80,17 +85,20 @@ FRAME_ATTRIBUTES = {"f_globals", "f_locals", "f_back", "f_builtins", "f_code", "
                     "tb_next", "gi_frame", "gi_code", "cr_frame", "ag_frame", "co_code", "co_consts",
                     "co_names"}
 CLASS_ATTRIBUTES = {"__class__", "__bases__"}
+INPUT_HISTORY = re.compile(r"In|_ih|_ii|_iii|_i\d+")  # IPython's names for the cells run so far
 
 # dotted targets (prefixes) -> rule; the first that matches wins
 TARGETS: list[tuple[str, tuple[str, ...]]] = [
     ("builtins", ("builtins",)),
     ("graders", ("graders", "helpers.grading")),
     ("sys-modules", ("sys.modules", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache")),
-    ("frame", ("sys._getframe", "sys._current_frames", "sys._current_exceptions")),
+    ("frame", ("sys._getframe", "sys._current_frames", "sys._current_exceptions", "traceback.extract_stack",
+               "traceback.format_stack", "traceback.print_stack", "traceback.walk_stack", "traceback.walk_tb")),
     ("trace", ("sys.settrace", "sys.setprofile", "sys.addaudithook", "sys.monitoring",
                "threading.settrace", "threading.setprofile", "threading.settrace_all_threads",
                "threading.setprofile_all_threads")),
-    ("introspection", ("gc", "inspect", "ctypes", "_ctypes", "cffi")),
+    ("introspection", ("gc", "inspect", "ctypes", "_ctypes", "cffi", "linecache")),
+    ("dispatch", ("torch.library", "torch.overrides")),
     ("import", ("importlib", "imp", "pkgutil")),
     ("exec", ("runpy", "code", "codeop")),
     ("code-object", ("pickle", "_pickle", "cPickle", "marshal", "dill", "cloudpickle", "shelve", "copyreg",
@@ -122,7 +130,8 @@ WHY = {
     "module-attribute": "changes an imported module (the test helpers and comparisons are imported modules)",
     "module-value": "hands an imported module around as a value, where it can be changed under another name",
     "dunder": "reaches a function's or class's internals",
-    "class-assignment": "changes an object's class",
+    "class-assignment": "changes an object's class, or a class reached through an object (a library's, maybe)",
+    "dispatch": "changes what torch's operators do for every caller, the grader's included",
     "frame": "reaches the interpreter's frames, and the variables of code that is not the student's",
     "trace": "installs a trace or audit hook that sees every line run, the grader's included",
     "code-object": "builds code or objects from bytes, which this review cannot read",
@@ -308,6 +317,10 @@ def graders_names(node: ast.AST, code: Code) -> Iterator[Finding]:
 
 
 def ipython(node: ast.AST, code: Code) -> Iterator[Finding]:
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and INPUT_HISTORY.fullmatch(node.id):
+        yield _found(node, "ipython", node.id, f"reads {node.id}, IPython's history of the cells run, "
+                                               "the test cells' code included")
+        return
     if isinstance(node, ast.Name) and node.id == "get_ipython" or \
             isinstance(node, ast.Attribute) and node.attr == "get_ipython":
         magic = shell_magic(node, code)
@@ -316,6 +329,10 @@ def ipython(node: ast.AST, code: Code) -> Iterator[Finding]:
         if magic is not None and magic[0] in _SHELL_METHODS:
             yield _found(node, "ipython", f"get_ipython.{magic[0]}",
                          f"runs the magic %{magic[1] or '(computed)'} through IPython's shell")
+            return
+        if magic is not None and magic[0] in ("system", "getoutput"):
+            yield _found(node, "ipython", f"get_ipython.{magic[0]}", "runs a shell command (!command) through "
+                                                                     "IPython's shell")
             return
         reached = "get_ipython" + (f".{magic[0]}" if magic else "")
         yield _found(node, "ipython", reached,
@@ -416,6 +433,16 @@ def _attribute_access(node: ast.AST) -> tuple[ast.AST, str, bool] | None:
     return None
 
 
+def _through_object(obj: ast.AST, code: Code) -> bool:
+    """``type(x)`` or ``x.__class__`` (and what hangs off them): a class whose owner the
+    review cannot tell."""
+    while isinstance(obj, (ast.Attribute, ast.Subscript)):
+        if isinstance(obj, ast.Attribute) and obj.attr in CLASS_ATTRIBUTES:
+            return True
+        obj = obj.value
+    return isinstance(obj, ast.Call) and code.builtin(obj.func, "type") and len(obj.args) == 1
+
+
 def attributes(node: ast.AST, code: Code) -> Iterator[Finding]:
     """Dunders, frames, class changes, writes to imported modules, private names through
     getattr: read off ``obj.name`` and ``getattr(obj, "name")`` alike."""
@@ -429,6 +456,10 @@ def attributes(node: ast.AST, code: Code) -> Iterator[Finding]:
         yield _found(node, "frame", name)
     elif name in CLASS_ATTRIBUTES and write:
         yield _found(node, "class-assignment", name, f"assigns {name}: {WHY['class-assignment']}")
+    elif write and _through_object(obj, code):
+        yield _found(node, "class-assignment", name,
+                     f"changes {name} of a class reached through an object (type(x), x.__class__): when x is "
+                     "a tensor or another library's object, every caller sees the change")
     owner = resolve(obj, code.names)
     if owner is None:
         return
