@@ -152,6 +152,8 @@ OBFUSCATED = [
     ("module-attribute", "code = 'checks.expect_close = print'"),
     ("module-value", "vars(torch)['allclose'] = max"),
     ("module-value", "for m in [torch]:\n    m.allclose = max"),
+    ("module-value", "for m in (torch,):\n    m.allclose = max"),
+    ("module-value", "def helper():\n    return checks\nhelper().expect_close = print"),  # checks: from-imported
     ("class-assignment", "torch.ones(1).__class__.__eq__ = lambda a, b: True"),
     ("dunder", "object.__setattr__(torch, 'allclose', max)"),
     ("dunder", "torch.__dict__['allclose'] = max"),
@@ -185,6 +187,8 @@ HONEST = [
     "import os\nos.environ['TORCH_LOGS'] = 'graph_breaks'",
     "x = torch.ones(2, requires_grad=True)\nx.grad = None\nlayer = torch.nn.Linear(2, 1)\n"
     "layer.weight.data.zero_()",
+    "from torch.nn import Module\nclass M(Module):\n    pass\ndef f(m: Module) -> list[Module]:\n"
+    "    return [m] if isinstance(m, (Module, int)) and Module.train is not None else []",
     "def (:",  # does not parse: it fails to run, nothing to flag
 ]
 

@@ -182,14 +182,18 @@ def _import_targets(node: ast.AST) -> Iterator[tuple[str, str, bool]]:
 @dataclass(frozen=True)
 class Bindings:
     """What one cell binds: (name, dotted target, certainly a module) per imported name, and
-    its assignments of a bare chain to names (``t = torch``), as (target names, the chain)."""
+    its assignments of a bare chain to names (``t = torch``), as (target names, the chain);
+    and which bare names it calls and which it reads attributes of (a name imported ``from``
+    a package that is never called but has attributes read, like ``checks``, is a module)."""
 
     imports: tuple
     aliases: tuple
+    called: frozenset = frozenset()
+    bases: frozenset = frozenset()
 
 
 def bindings(tree: ast.AST) -> Bindings:
-    imports, aliases = [], []
+    imports, aliases, called, bases = [], [], set(), set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             imports.extend(_import_targets(node))
@@ -197,17 +201,23 @@ def bindings(tree: ast.AST) -> Bindings:
             targets = tuple(t.id for t in node.targets if isinstance(t, ast.Name))
             if targets:
                 aliases.append((targets, node.value))
-    return Bindings(tuple(imports), tuple(aliases))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            called.add(node.func.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            bases.add(node.value.id)
+    return Bindings(tuple(imports), tuple(aliases), frozenset(called), frozenset(bases))
 
 
 def imported(cells: list[Bindings]) -> Names:
     """Names bound by the import statements of ``cells`` (every cell of a notebook), and
     names assigned a chain on one of them (``t = torch``, ``cfg = torch._dynamo.config``)."""
     names = Names()
+    called = set().union(*(cell.called for cell in cells))
+    bases = set().union(*(cell.bases for cell in cells))
     for cell in cells:
         for name, target, module in cell.imports:
             names.bound[name] = target
-            if module:
+            if module or name in bases and name not in called:
                 names.modules.add(name)
     aliases = [alias for cell in cells for alias in cell.aliases]
     for _ in range(3):  # aliases of aliases
@@ -484,6 +494,8 @@ def module_values(node: ast.AST, code: Code) -> Iterator[Finding]:
     if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name) and \
             parent.func.id in READERS:
         return
+    if _as_a_type(node, code):
+        return
     if isinstance(parent, ast.Call) and parent.args[:1] == [node] and (
             _attribute_access(parent) is not None or code.builtin(parent.func, "hasattr") and
             len(parent.args) > 1 and _constant_str(parent.args[1]) is not None):
@@ -491,6 +503,25 @@ def module_values(node: ast.AST, code: Code) -> Iterator[Finding]:
     yield _found(node, "module-value", code.names.bound[node.id],
                  f"hands the module {code.names.bound[node.id]} around as a value, "
                  "where it can be changed under another name")
+
+
+def _as_a_type(node: ast.AST, code: Code) -> bool:
+    """``node`` stands where a class goes (an annotation, a base class, isinstance's second
+    argument, an except clause), alone or in a tuple there: a name imported from a module
+    that is a class, say."""
+    parent = code.parent(node)
+    if isinstance(parent, ast.Tuple):
+        node, parent = parent, code.parent(parent)
+    while isinstance(parent, ast.Subscript) and parent.slice is node:  # Optional[A], list[A]
+        node, parent = parent, code.parent(parent)
+    if isinstance(parent, ast.arg) and parent.annotation is node or \
+            isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and parent.returns is node or \
+            isinstance(parent, ast.AnnAssign) and parent.annotation is node or \
+            isinstance(parent, ast.ClassDef) and node in parent.bases or \
+            isinstance(parent, ast.ExceptHandler) and parent.type is node:
+        return True
+    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and \
+        parent.func.id in ("isinstance", "issubclass") and parent.args[1:2] == [node]
 
 
 def strings_naming_internals(node: ast.AST, code: Code) -> Iterator[Finding]:
