@@ -98,7 +98,9 @@ def _transformer():
     return TransformerManager()
 
 
-@functools.lru_cache(maxsize=4096)
+# a tree costs about 60 KB: 512 of them hold an assignment's instructor cells (80 to 150 code
+# cells, read again for every submission) and a few submissions' own
+@functools.lru_cache(maxsize=512)
 def _parsed(source: str) -> ast.AST | None:
     try:
         return ast.parse(_transformer().transform_cell(source))
@@ -112,7 +114,7 @@ def parse(source: str) -> ast.AST | None:
     return _parsed(source)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=2048)
 def _bindings(source: str) -> rules.Bindings:
     tree = parse(source)
     return rules.bindings(tree) if tree is not None else rules.Bindings((), ())
