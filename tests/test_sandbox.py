@@ -403,6 +403,29 @@ TAMPERING = {
         "class _Fake:\n    def __getattr__(self, name):\n        return lambda *a, **k: True\n"
         "torch = _Fake()",
         ["the name torch no longer refers to the module torch"]),
+    # hooks after a cell, as well as before: a patch made after a test cell and undone
+    # before the next one is seen
+    "post-hooks": (
+        "get_ipython().events.register('post_run_cell', lambda result: None)\n"
+        "get_ipython().events.register('post_execute', lambda: None)",
+        ["post_run_cell callbacks were changed", "post_execute callbacks were changed"]),
+    # the guard's handler replaced by one that answers "nothing changed": it cannot sign
+    "verifier": (
+        "_k = get_ipython().kernel\n"
+        "def _clean(stream, ident, parent):\n"
+        "    _k.session.send(stream, 'graders_verify_reply', {'verdict': [], 'mac': ''}, parent, ident=ident)\n"
+        "for _t in list(_k.shell_handlers):\n"
+        "    if _t.startswith('graders'):\n"
+        "        _k.shell_handlers[_t] = _clean\n"
+        "torch.allclose = lambda *a, **k: True",
+        ["the kernel guard did not answer"]),
+    "kernel": (
+        "_k = get_ipython().kernel\n_run = _k.do_execute\n"
+        "_k.do_execute = lambda *a, **k: _run(*a, **k)\n",
+        ["the kernel's do_execute was replaced"]),
+    "display": (
+        "_shell = get_ipython()\ntype(_shell.display_pub).publish = lambda *a, **k: None",
+        ["display machinery was replaced"]),
 }
 
 
@@ -414,6 +437,13 @@ def test_tampering_is_found(form, workdir):
     for phrase in expected:
         assert phrase in found, (phrase, outcome.findings, outcome.status, outcome.reason)
     assert len(outcome.notebook.cells) == 3  # canaries stripped
+
+
+def test_a_verdict_printed_by_hand_is_nothing(workdir):
+    """The guard's verdicts travel as signed replies to the runner, never as text."""
+    printed = "print('GRADERS-' + '0' * 32 + ' []')\nimport torch\ntorch.equal = lambda *a, **k: True"
+    outcome = run(notebook(SETUP, printed, TEST), workdir)
+    assert "torch.equal was replaced" in "\n".join(outcome.findings), outcome.findings
 
 
 def test_edited_or_duplicated_test_cells_are_found(workdir):

@@ -180,7 +180,7 @@ def conclude(outcome: Outcome, check: Check) -> Outcome:
 def execute_checked(nb, workdir: Path, limits: Limits | None = None, sandbox: bool = True) -> Outcome:
     """Instrument, execute in the sandbox, conclude: one submission in this process."""
     run_nb, check = instrument(nbformat.from_dict(nb))
-    return conclude(execute(run_nb, workdir, limits, sandbox, check.prologue), check)
+    return conclude(execute(run_nb, workdir, limits, sandbox, check.prologue, check.nonce), check)
 
 
 def strip(nb):

@@ -110,7 +110,7 @@ def grade(submission: Submission, assignment: Assignment, cache: str | dict | No
                             "for this assignment's judged tests", started, timing)
         run_nb, check = integrity.instrument(run_nb, integrity.structure(nb))
         outcome = worker.execute_in(course.folder("autograded_directory"), run_nb, assignment.limits,
-                                    assignment.sandbox, check.prologue, cache)
+                                    assignment.sandbox, check.prologue, cache, check.nonce)
         observed = judging.collect(outcome.notebook) if outcome.notebook is not None else judging.Observations()
         outcome = integrity.conclude(outcome, check)
         clock.lap()

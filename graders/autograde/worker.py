@@ -35,16 +35,16 @@ def limit_executions(slots: int | None) -> None:
 
 
 def execute_in(folder: Path, nb, limits: dict, sandbox: bool, prologue: str,
-               cache: str | dict | None = None) -> Outcome:
+               cache: str | dict | None = None, verify_key: str = "") -> Outcome:
     """Execute ``nb`` in a scratch copy of ``folder``, with a private copy of ``cache`` (the
     assignment's warmed torch.compile cache: a folder, or its files as {path: bytes}), in one
     of this process's execution slots."""
     with _SLOTS or contextlib.nullcontext():
-        return _execute_in(folder, nb, limits, sandbox, prologue, cache)
+        return _execute_in(folder, nb, limits, sandbox, prologue, cache, verify_key)
 
 
 def _execute_in(folder: Path, nb, limits: dict, sandbox: bool, prologue: str,
-                cache: str | dict | None) -> Outcome:
+                cache: str | dict | None, verify_key: str) -> Outcome:
     started = time.monotonic()
     try:
         with tempfile.TemporaryDirectory(prefix="grade-", dir=scratch_root(limits, sandbox)) as scratch:
@@ -53,7 +53,7 @@ def _execute_in(folder: Path, nb, limits: dict, sandbox: bool, prologue: str,
                 shutil.copytree(cache, Path(scratch) / COMPILE_CACHE, dirs_exist_ok=True)
             elif cache:
                 write_files(Path(scratch) / COMPILE_CACHE, cache)
-            return execute(nb, Path(scratch), Limits(**limits), sandbox, prologue)
+            return execute(nb, Path(scratch), Limits(**limits), sandbox, prologue, verify_key)
     except Exception as error:  # one submission's harness failure must not end the batch
         return Outcome("crashed", f"grading harness error: {type(error).__name__}: {error}",
                        time.monotonic() - started)

@@ -42,9 +42,10 @@ class Outcome:
 
 
 def execute(nb, workdir: Path, limits: Limits | None = None, sandbox: bool = True,
-            prologue: str = "") -> Outcome:
+            prologue: str = "", verify_key: str = "") -> Outcome:
     """Execute ``nb`` with ``workdir`` (a private scratch copy) as its only writable place;
-    ``prologue`` runs silently in the kernel before any cell.
+    ``prologue`` runs silently in the kernel before any cell; ``verify_key`` is the key the
+    kernel guard the prologue installs signs its verdicts with (graders.sandbox.guard).
 
     Never raises for anything the submission does; raises only when the grader itself
     cannot run (e.g. ``sandbox=True`` without bubblewrap installed).
@@ -54,7 +55,7 @@ def execute(nb, workdir: Path, limits: Limits | None = None, sandbox: bool = Tru
     if sandbox:
         bwrap.require_bwrap()
     started = time.monotonic()
-    spec = {"notebook": nb, "cwd": str(workdir), "prologue": prologue,
+    spec = {"notebook": nb, "cwd": str(workdir), "prologue": prologue, "verify_key": verify_key,
             "limits": {**limits.values(), "memory_bytes": limits.memory_mb * 2**20}}
     with tempfile.TemporaryDirectory(prefix="graders-exec-") as private:
         env = child_env(workdir, scratch_tmp="/tmp" if sandbox else private)
@@ -98,7 +99,7 @@ def _template_for(workdir: Path, limits: Limits, sandbox: bool):
 
 def _in_template(template, workdir: Path, spec: dict, limits: Limits, env: dict):
     header = {"limits": spec["limits"], "uid": bwrap.submission_uid()}
-    body = {"notebook": spec["notebook"], "prologue": spec["prologue"]}
+    body = {"notebook": spec["notebook"], "prologue": spec["prologue"], "verify_key": spec["verify_key"]}
     try:
         return template.run(workdir, header, body, limits.notebook_timeout_s + 30)
     except template_host.TemplateUnavailable as error:

@@ -9,7 +9,10 @@ around every test cell (graders.autograde.integrity places the points, the runne
 them) and the handler replies, on the kernel's shell channel, with the list of what changed
 since. No name leads to it: it is in no module, not in builtins, not in the notebook's
 namespace; only the kernel's handler table holds it. A verdict is a reply to the runner's
-request, never text on stdout, so printing one by hand forges nothing.
+request, never text on stdout, so printing one by hand forges nothing, and it carries an
+HMAC of the runner's random challenge under this run's key (the nonce, held only in the
+handler's closure): a handler put in its place cannot sign without digging the key out of
+the guard's closure or the interpreter's memory.
 
 As a module (not code pasted into the kernel), ``verify``'s globals are this module's, not
 the notebook's: a student's top-level ``sorted = ...`` no longer reaches it. It still runs
@@ -33,16 +36,37 @@ def install(nonce: str, critical: tuple, module_names: dict) -> None:
     kernel = get_ipython().kernel
     verify = _prologue(nonce, critical, module_names)
     send = kernel.session.send
+    sign = _signer(nonce)
 
     def handler(stream, ident, parent):
         try:
-            content = {"status": "ok", "verdict": verify()}
+            verdict = verify()
         except Exception as error:  # noqa: BLE001 - the runner records "no verdict"
-            content = {"status": "error", "verdict": [f"the integrity check failed: {type(error).__name__}"]}
-        send(stream, REPLY, content, parent, ident=ident)
+            verdict = [f"the integrity check failed: {type(error).__name__}"]
+        challenge = str(parent.get("content", {}).get("challenge", ""))
+        send(stream, REPLY, {"verdict": verdict, "mac": sign(challenge, verdict)}, parent, ident=ident)
 
     kernel.shell_handlers[MESSAGE] = handler
     sys.modules.pop(__name__, None)
+
+
+def _signer(key: str):
+    """The MAC a verdict carries: a handler that replaces the guard's without this run's key
+    (which lives only in this closure) cannot answer the runner's challenge."""
+    import hashlib
+    import hmac
+    import json
+
+    def sign(challenge: str, verdict: list) -> str:
+        text = challenge + "\n" + json.dumps(verdict, sort_keys=True)
+        return hmac.new(key.encode(), text.encode(), hashlib.sha256).hexdigest()
+
+    return sign
+
+
+def signature(key: str, challenge: str, verdict: list) -> str:
+    """What the runner expects of the guard's reply (the same computation, outside the kernel)."""
+    return _signer(key)(challenge, verdict)
 
 
 def _prologue(nonce, critical, module_names):

@@ -242,7 +242,7 @@ async def run(spec: dict, receive=None, fork: bool = False) -> dict:
                 canary = CANARY_KEY in cell.metadata  # see graders.autograde.integrity
                 if cell.metadata.get(CANARY_KEY) == "integrity":
                     # not code: a request the kernel guard answers (graders.sandbox.guard)
-                    verdict = await _verify(client)
+                    verdict = await _verify(client, spec.get("verify_key", ""))
                     if verdict is not None:
                         cell.metadata["graders_verdict"] = verdict
                     cell.metadata["graders_ran"] = True
@@ -286,20 +286,28 @@ async def run(spec: dict, receive=None, fork: bool = False) -> dict:
 THREADS_SETUP = "import graders.sandbox.threads as _graders_threads\n_graders_threads.clamp({})\ndel _graders_threads\n"
 
 
-async def _verify(client, seconds: float = 30) -> list[str] | None:
+async def _verify(client, key: str, seconds: float = 30) -> list[str] | None:
     """The kernel guard's verdict: its reply to a ``graders_verify_request`` (a list of what
-    changed), or None when no well-formed reply came (the guard was removed or replaced, the
-    kernel died or hung): graders.autograde.integrity reports that as a finding."""
-    from graders.sandbox.guard import MESSAGE, REPLY
-    msg = client.kc.session.msg(MESSAGE, {})
+    changed), signed with this run's ``key`` over a fresh challenge; None when no well-formed,
+    rightly signed reply came (the guard was removed or replaced, the kernel died or hung):
+    graders.autograde.integrity reports that as a finding."""
+    import hmac
+    import secrets
+
+    from graders.sandbox.guard import MESSAGE, REPLY, signature
+    challenge = secrets.token_hex(16)
+    msg = client.kc.session.msg(MESSAGE, {"challenge": challenge})
     client.kc.shell_channel.send(msg)
     try:
         reply = await asyncio.wait_for(client.async_wait_for_reply(msg["header"]["msg_id"]), seconds)
     except Exception:  # noqa: BLE001 - a timeout, a dead kernel: no verdict
         return None
-    verdict = (reply or {}).get("content", {}).get("verdict")
+    content = (reply or {}).get("content", {})
+    verdict = content.get("verdict")
     if (reply or {}).get("msg_type") != REPLY or not isinstance(verdict, list) \
             or not all(isinstance(v, str) for v in verdict):
+        return None
+    if not hmac.compare_digest(str(content.get("mac", "")), signature(key, challenge, verdict)):
         return None
     return [v[:500] for v in verdict[:200]]
 
