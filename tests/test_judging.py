@@ -215,3 +215,17 @@ def test_a_reference_that_fails_its_own_judge_stops_grading(tmp_path):
     gc.release(course, {"j": gc.build("j", broken)})
     with pytest.raises(reference.ReferenceFailed, match="j-quiz-test: q is not the answer"):
         reference.prepare(course, "j", log=lambda *_: None)
+
+
+def test_the_feedback_page_says_the_judges_verdict_and_shows_no_judge(graded):
+    """What a student reads: the outside verdict's message in the test cell, no hidden code,
+    neither the probe nor the judge."""
+    from graders.feedback.pages import feedback
+    course, _ = graded
+    feedback(course, ["j"], workers=1)
+    page = (course / "feedback" / "wrong" / "j" / "j.html").read_text()
+    assert "q is not the answer" in page and "[mc:" not in page
+    for hidden in ("6 * 7", "probe.answer", "### JUDGE", "got["):
+        assert hidden not in page, hidden
+    liar = (course / "feedback" / "liar" / "j" / "j.html").read_text()
+    assert "a subclass of int, which is not accepted" in liar

@@ -95,6 +95,17 @@ def plan_of(nb, begin: str = BEGIN, end: str = END) -> Plan:
     return plan
 
 
+def share(nb) -> tuple[float, float]:
+    """(points of the test cells judged outside the kernel, points of all test cells)."""
+    judged = total = 0.0
+    for cell in nb.cells:
+        if is_test_cell(cell):
+            points = float(cell.metadata["nbgrader"].get("points", 0))
+            total += points
+            judged += points if split(cell.source) is not None else 0.0
+    return judged, total
+
+
 def probe_cell(grade_id: str, code: str):
     cell = nbformat.v4.new_code_cell(
         "import helpers.grading.probe as _graders_probe\n"
