@@ -80,7 +80,7 @@ c.Spawner.pre_spawn_hook = per_role
 # The formgrader, served by the hub as a service (deploy/hub/formgrader.py) run as the first
 # instructor on the course directory; the instructors may use it (Services menu of the hub).
 c.JupyterHub.services = [
-    {"name": "formgrader", "url": f"http://127.0.0.1:{settings['formgrader_port']}", "display": True,
+    {"name": "formgrader", "url": f"http://127.0.0.1:{settings.get('formgrader_port', 8002)}", "display": True,
      "user": settings["instructors"][0], "cwd": settings["course_dir"], "oauth_no_confirm": True,
      "command": [settings["python"], "-c", "from deploy.hub.formgrader import main; main()",
                  f"--ServerApp.root_dir={settings['course_dir']}"],

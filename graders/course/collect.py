@@ -76,7 +76,9 @@ class Collected:
 
 
 def stamp(when: datetime) -> str:
-    return when.astimezone(timezone.utc).strftime(STAMP)
+    """nbgrader's timestamp text of a UTC time (naive ones are UTC, as nbgrader's parse_utc gives)."""
+    when = when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when.astimezone(timezone.utc)
+    return when.strftime(STAMP)
 
 
 def read_roster(path: str | Path) -> list[dict]:
@@ -100,7 +102,8 @@ class Entry:
 
 
 def _utc(seconds: float) -> datetime:
-    return datetime.fromtimestamp(seconds, timezone.utc)
+    """A time as nbgrader keeps them: UTC, without a time zone (parse_utc's)."""
+    return datetime.fromtimestamp(seconds, timezone.utc).replace(tzinfo=None)
 
 
 def _owner_name(uid: int) -> str:
@@ -149,10 +152,11 @@ class CheckedCollect(CourseExchange, ExchangeCollect):
         due = self._due_date()
         chosen = {}
         for entry in sorted((e for e in entries if not e.why), key=lambda e: e.time):
-            if self.before_duedate and due is not None and chosen.get(entry.claimed) is not None \
-                    and entry.time.replace(tzinfo=None) > due:
-                continue  # keep the latest one before the due date
-            chosen[entry.claimed] = entry
+            chosen.setdefault(entry.claimed, []).append(entry)
+        for student, ordered in chosen.items():
+            before = [e for e in ordered if due is not None and e.time <= due]
+            # the latest; with nbgrader's --before-duedate, the latest before the due date if any
+            chosen[student] = before[-1] if self.before_duedate and before else ordered[-1]
         self.src_records = [{"username": e.claimed, "filename": e.name, "timestamp": e.time, "entry": e}
                             for e in chosen.values()]
         for entry in entries:
