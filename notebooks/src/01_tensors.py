@@ -445,12 +445,17 @@ from helpers.grading import probe
 
 
 def cases():
-    base, m = torch.arange(40.0), torch.arange(24.0).view(4, 6)
-    return [(base[3:9], 3, "base[3:9], k = 3"), (base[1:21:2], 2, "base[1:21:2], k = 2"),
+    """(a fresh x, k, name): each x on its own storage, since the test writes into x."""
+    def base():
+        return torch.arange(40.0)
+
+    def m():
+        return torch.arange(24.0).view(4, 6)
+    return [(base()[3:9], 3, "base[3:9], k = 3"), (base()[1:21:2], 2, "base[1:21:2], k = 2"),
             (torch.arange(10.0), 4, "a whole arange, k = 4"),
             (torch.arange(30.0)[5:20:3], 2, "a stepped slice, k = 2"),
-            (m[:, 2], 2, "a column of a (4, 6) matrix, k = 2"), (m[1], 1, "k = 1"),
-            (torch.arange(7.0)[2:], 5, "k = n: one window"), (m.t()[3, 1:], 3, "a row of a transpose, k = 3")]
+            (m()[:, 2], 2, "a column of a (4, 6) matrix, k = 2"), (m()[1], 1, "k = 1"),
+            (torch.arange(7.0)[2:], 5, "k = n: one window"), (m().t()[3, 1:], 3, "a row of a transpose, k = 3")]
 
 
 def run(x, k):
@@ -1005,7 +1010,7 @@ print("right shape", tuple(right.shape), "loss", round(right.mean().item(), 4))
 # ### Exercise 5: the strides of a broadcast operand (2 points)
 #
 # Inside `a + b`, each operand is read as if it had the result's shape, through strides
-# that PyTorch chooses (the explorer's last rows show them), without copying. Write
+# that PyTorch chooses (the explorer's strides rows show them), without copying. Write
 # `broadcast_strides(shape, strides, target)`: an operand with this `shape` and these
 # `strides` (any strides: it may be a slice or a transpose) is read as the shape `target`.
 # Return the strides it is read with, a tuple with one stride per dim of `target`, or raise
@@ -1430,8 +1435,8 @@ print(u.clamp(min=0), u.clamp(max=0), u)     # out of place: u is unchanged
 # a tensor, and so does an in-place write, except inside a `with torch.no_grad():` block,
 # where nothing is recorded (that is how an optimizer updates weights). `.detach()` gives
 # the same memory without the recording. `.numpy()` also refuses a tensor on a GPU (NumPy
-# arrays live in CPU memory): `.cpu()` copies it to CPU memory first, and returns a CPU
-# tensor itself.
+# arrays live in CPU memory): `.cpu()` copies it to CPU memory first (on a CPU tensor it
+# returns that tensor itself).
 
 # %%
 arr = np.zeros(3)
@@ -1907,10 +1912,9 @@ for _n, _c, _many in [(5, 5, False), (6, 3, False), (1, 4, False), (4, 1, False)
 # %% [markdown]
 # ## 8. Joining, selecting and contracting: cat, stack, where, einsum, index_add_
 #
-# `torch.cat(tensors, dim)` joins tensors along an axis they already have: their other sizes
-# must match, and the sizes along `dim` add up. `torch.stack(tensors, dim)` first gives
-# every tensor a new axis of size 1 at position `dim` (so all shapes must be equal), then
-# joins them along it.
+# Two ways to join a list of tensors: `torch.cat(tensors, dim)` joins them along an axis
+# they already have, `dim`; `torch.stack(tensors, dim)` joins tensors of one shape along a
+# new axis, `dim`.
 #
 # **Quick quiz (predict, then run the cell after the test).** With `a = torch.zeros(2, 5)`,
 # what are the shapes of `torch.stack([a, a, a], dim=1)` and `torch.cat([a, a, a], dim=1)`?
@@ -1963,7 +1967,9 @@ checks.expect_true(tuple(_said[1]) == (2, 15),
 }
 
 # %% [markdown]
-# Both, and two more: compare the first two lines with your answer.
+# Both, and two more: compare the first two lines with your answer. cat's sizes along
+# `dim` add up and the others must match; stack's new axis, of size len(tensors), sits at
+# position `dim` of the result.
 
 # %%
 a = torch.zeros(2, 5)
@@ -2078,6 +2084,11 @@ print("fix:", grid.clone().add_(1))
 # - Broadcasting aligns on the right and needs equal sizes or 1; a stretched axis is a
 #   stride 0, so nothing is copied. Check shapes before a reduction or a comparison: an
 #   outer product raises no error.
+# - A reduction without `keepdim` lines its result up with the last axes: `P / P.sum(1)`
+#   divides by the wrong sums without an error. A mixed operation's dtype follows
+#   `torch.result_type`: the kind first, then dimensioned tensors over 0-d ones over numbers.
+# - `cat` joins along an axis, `stack` along a new one; `where` selects, `einsum` contracts
+#   named axes, `index_add_` sums rows into groups.
 # - Trailing underscores write in place; `from_numpy`/`.numpy()` share memory;
 #   `.detach().cpu().numpy()` works for any tensor, and `.copy()` makes it a snapshot; pick
 #   the device once.

@@ -1001,8 +1001,9 @@ _hints = {"second time": "[mc:vjp.retain-graph] Each row is a backward pass thro
                          "(or run loss_fn again for each row).",
           "does not require grad": "[mc:vjp.leaf] w does not require grad here: differentiate "
                                    "with respect to a fresh leaf, w.detach().requires_grad_().",
-          "a library's Jacobian": "[mc:vjp.full-jacobian] Build the rows yourself from vector-Jacobian "
-                     "products, as the task asks (not torch.autograd.functional or torch.func).",
+          "a library's Jacobian": "[mc:vjp.full-jacobian] Build the rows yourself from "
+                                  "vector-Jacobian products, as the task asks (not "
+                                  "torch.autograd.functional or torch.func).",
           "": _hint}
 with _refusing(*_libraries), checks.explain_errors(_hints, "per_sample_grads(loss_fn, w) for 4 "
                                                    "samples and a 3-entry w"):
@@ -1055,8 +1056,9 @@ _hints = {"second time": "[mc:vjp.retain-graph] Each row is a backward pass thro
                          "(or run loss_fn again for each row).",
           "does not require grad": "[mc:vjp.leaf] w does not require grad here: differentiate "
                                    "with respect to a fresh leaf, w.detach().requires_grad_().",
-          "a library's Jacobian": "[mc:vjp.full-jacobian] Build the rows yourself from vector-Jacobian "
-                     "products, as the task asks (not torch.autograd.functional or torch.func).",
+          "a library's Jacobian": "[mc:vjp.full-jacobian] Build the rows yourself from "
+                                  "vector-Jacobian products, as the task asks (not "
+                                  "torch.autograd.functional or torch.func).",
           "": _hint}
 _X = torch.tensor([[1.0, 0.5, -1.0], [0.0, 2.0, 1.0], [-1.5, 1.0, 0.5], [2.0, -0.5, 1.0]])
 _Y = torch.tensor([0.5, -1.0, 2.0, 0.0])
@@ -1151,9 +1153,9 @@ print("without create_graph:", plain, "requires_grad", plain.requires_grad)
 #
 # Complete `hvp(f, x, v)`: `f` maps a 1-D float tensor to a one-element tensor, and `x`
 # and `v` are 1-D tensors of the same length n. Return H·v at x, a tensor of shape (n,),
-# with `torch.autograd.grad` and without forming H (the test watches the sizes of the
-# tensors your code makes, on an n where H has a hundred million entries). The caller's
-# `x` might not require grad: leave it as it was.
+# with `torch.autograd.grad` and without forming H, row by row or otherwise (the test
+# counts the tensor operations your code runs for n = 1000, where a row of H costs a
+# backward pass of its own). The caller's `x` might not require grad: leave it as it was.
 
 # %% solution 02_autograd-hvp
 def hvp(f, x, v):
@@ -1184,8 +1186,8 @@ _hint = ("[mc:hvp.rule] Differentiate the number (∇f(x)·v) once more with res
 _hints = {"does not require grad": "[mc:hvp.create-graph] The gradient was computed without a "
                                    "graph, so it cannot be differentiated again: pass "
                                    "create_graph=True to the first torch.autograd.grad.",
-          "a library's Hessian": "[mc:hvp.library] Use torch.autograd.grad twice, as the task asks, not "
-                     "torch.autograd.functional's hvp or hessian.",
+          "a library's Hessian": "[mc:hvp.library] Use torch.autograd.grad twice, as the task "
+                                 "asks, not torch.autograd.functional's hvp or hessian.",
           "": _hint}
 _libraries = (["torch.autograd.functional.hvp", "torch.autograd.functional.vhp",
                "torch.autograd.functional.hessian", "torch.func.hessian"],
@@ -1256,8 +1258,8 @@ _hint = ("[mc:hvp.rule] Differentiate the number (∇f(x)·v) once more with res
 _hints = {"does not require grad": "[mc:hvp.create-graph] The gradient was computed without a "
                                    "graph, so it cannot be differentiated again: pass "
                                    "create_graph=True to the first torch.autograd.grad.",
-          "a library's Hessian": "[mc:hvp.library] Use torch.autograd.grad twice, as the task asks, not "
-                     "torch.autograd.functional's hvp or hessian.",
+          "a library's Hessian": "[mc:hvp.library] Use torch.autograd.grad twice, as the task "
+                                 "asks, not torch.autograd.functional's hvp or hessian.",
           "tensor operations": "[mc:hvp.built-hessian] hvp made more than 2000 tensor operations "
                                "for n = 1000: it built H (or its rows), one backward pass per "
                                "entry. H·v takes two backward passes, and no n×n tensor.",
@@ -1464,8 +1466,8 @@ def sign_ste(x):
 
 # %% test 02_autograd-ste-test points=2
 _x = torch.tensor([-1.5, -1.0, -0.3, 0.0, 0.4, 1.0, 2.0], requires_grad=True)
-_hint = ("[mc:ste.rule] The value comes from torch.sign(x); the gradient from an expression whose "
-         "derivative is 1 on [-1, 1] and 0 outside, with .detach() on what must not count.")
+_hint = ("[mc:ste.rule] The value must be torch.sign(x), the gradient that of x.clamp(-1, 1): "
+         "autograd differentiates the operations it recorded, not the value they give.")
 with checks.explain_errors({"": _hint}, "sign_ste(x)"):
     _y = sign_ste(_x)
 with checks.because(_hint):
@@ -1511,8 +1513,8 @@ probe.call("sign_ste on a 2×3 float64 x, upstream gradient not ones", run, x23,
 from helpers.grading.probe import got
 from helpers import judged
 
-_hint = ("[mc:ste.rule] The value comes from torch.sign(x); the gradient from an expression whose "
-         "derivative is 1 on [-1, 1] and 0 outside, with .detach() on what must not count.")
+_hint = ("[mc:ste.rule] The value must be torch.sign(x), the gradient that of x.clamp(-1, 1): "
+         "autograd differentiates the operations it recorded, not the value they give.")
 for _key, _x, _up in [("sign_ste on 7 float32 values", torch.tensor([-1.5, -1.0, -0.3, 0.0, 0.4, 1.0, 2.0]),
                        torch.ones(7)),
                       ("sign_ste on a 2×3 float64 x, upstream gradient not ones",
@@ -1991,7 +1993,10 @@ with warnings.catch_warnings(record=True) as caught, torch.autograd.detect_anoma
     warnings.simplefilter("always")
     with checks.expect_error(RuntimeError):
         (torch.sqrt(x) * mask).sum().backward()
-print([str(w.message).splitlines()[0] for w in caught if "Error detected" in str(w.message)])
+for found in caught:
+    if "Error detected" in str(found.message):      # the node, then the forward line that made it
+        lines = str(found.message).splitlines()
+        print(lines[0], "|", lines[-2].strip())
 x.grad = None
 (torch.sqrt(torch.where(x > 0, x, 1.0)) * mask).sum().backward()
 print("fix: x.grad:", x.grad)

@@ -404,9 +404,11 @@ ALTERNATIVE = {
         "        loss = ((xb @ w - yb) ** 2).mean() * len(xb) / len(X)\n"
         "        total = total + torch.autograd.grad(loss, w)[0]\n"
         "    return total\n"),
-    "02_autograd-hvp": (          # forward-over-reverse: the directional derivative of ∇f
+    "02_autograd-hvp": (          # a vector-Jacobian product of the gradient: Hᵀv = Hv
         "def hvp(f, x, v):\n"
-        "    return torch.func.jvp(torch.func.grad(lambda t: f(t).sum()), (x,), (v,))[1]\n"),
+        "    leaf = x.clone().detach().requires_grad_(True)\n"
+        "    grad_f, = torch.autograd.grad(f(leaf).sum(), leaf, create_graph=True)\n"
+        "    return torch.autograd.grad(grad_f, leaf, grad_outputs=v)[0]\n"),
     "02_autograd-ste": (          # inside the window x plus a detached step; outside sign itself
         "def sign_ste(x):\n"
         "    return torch.where(x.abs() <= 1, x + (torch.sign(x) - x).detach(), torch.sign(x))\n"),
