@@ -40,6 +40,7 @@ into the widgets) are public, for benchmarks and for instruments that stream (li
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import gc
@@ -67,6 +68,7 @@ CSS_DPI = 96          # matplotlib inches -> CSS pixels, as browsers count them
 PNG_SCALE = 2         # device pixels per CSS pixel for image_format="png"
 MIN_FONTSIZE = 9      # points: 12 CSS px at CSS_DPI
 ENTER_HINT = "Type in a box, then press Enter to apply it."
+SPARE_DELAY_S = 0.03  # after a picture is sent, before the next figure is made ready
 # Set to a process id, that process checks every setting's picture with helpers.picture_check
 # (tests/conftest.py sets it to pytest's own: a kernel that inherits it has another id).
 CHECK_PICTURES = "COURSE_CHECK_PICTURES"
@@ -252,6 +254,19 @@ class Explorer(widgets.VBox):
             used.clear()
             self._spare, self._used = (used, used.add_subplot()), None
 
+    def prepare_spare_soon(self) -> None:
+        """prepare_spare, a moment after the kernel has answered (SPARE_DELAY_S, on the
+        kernel's event loop): done at once, it held the interpreter while the thread that
+        sends the picture's message waited for it, and kept the kernel from saying it is idle.
+        A change that comes sooner draws on a new figure; without an event loop (a script, a
+        test), at once."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.prepare_spare()
+            return
+        loop.call_later(SPARE_DELAY_S, self.prepare_spare)
+
     def _blank_figure(self) -> Figure:
         # Fixed margins, not constrained layout: that lays the figure out by drawing it an
         # extra time, which was a third of every update's rasterisation.
@@ -275,9 +290,11 @@ class Explorer(widgets.VBox):
             if not ax.axison:
                 continue
             for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
-                labels = axis.get_ticklabels(which="both")
-                if labels and min(t.get_fontsize() for t in labels) < self.min_fontsize:
-                    ax.tick_params(axis=name, which="both", labelsize=self.min_fontsize)
+                for which in ("major", "minor"):
+                    size = axis.get_tick_params(which=which).get(
+                        "labelsize", matplotlib.rcParams[f"{name}tick.labelsize"])
+                    if font_manager.FontProperties(size=size).get_size_in_points() < self.min_fontsize:
+                        ax.tick_params(axis=name, which=which, labelsize=self.min_fontsize)
 
     def render(self) -> bytes:
         """The current figure as the bytes the image widget shows (SVG or 2x PNG)."""
@@ -313,7 +330,7 @@ class Explorer(widgets.VBox):
             self.message.value = ("<div class='course-explorer-error'>"
                                   f"⚠ {html.escape(self.error)}{kept}</div>")
             self.image.add_class("course-explorer-stale")
-        self.prepare_spare()  # the picture has been sent: this no longer delays it
+        self.prepare_spare_soon()
 
     def show(self) -> None:
         """Send the current figure to the image widget."""
@@ -406,6 +423,10 @@ def freeze_imported_objects() -> None:
 
 _EXTENTS: OrderedDict = OrderedDict()  # (text, font files, size) -> (width, height, descent)
 _EXTENTS_KEPT = 4096
+_HEIGHTS: dict = {}  # (font files, size) -> (ascent, descent, line gap) of the font, in points
+_FONTS: dict = {}    # (a FontProperties' fields, the rc font lists) -> its font files
+_FONT_LISTS = ("font.family", "font.sans-serif", "font.serif", "font.monospace", "font.cursive",
+               "font.fantasy")
 
 
 @contextlib.contextmanager
@@ -413,14 +434,27 @@ def remembered_text_extents():
     """While it is open, the SVG renderer measures each plain label once per kernel, not once
     per picture: matplotlib's own cache is keyed by the renderer, and savefig makes a new one
     each time, so every redraw laid out every label again with FreeType (a fifth of it).
-    A plain label's extent depends only on its string, its font files and its size."""
+    A plain label's extent depends only on its string, its font files and its size. So do a
+    font's line metrics, which matplotlib (3.11) otherwise reads from the font's tables for
+    every text of every picture, unless the renderer offers ``_get_font_height_metrics``:
+    here it does, with the same numbers, remembered. Which font files a FontProperties means
+    is remembered too, keyed by its fields and the rc font lists (finding them was a tenth)."""
     measure = RendererSVG.get_text_width_height_descent
+    lists = tuple(tuple(matplotlib.rcParams[name]) for name in _FONT_LISTS)
+
+    def files(prop) -> tuple:
+        key = (tuple(prop.get_family()), prop.get_slant(), prop.get_variant(), prop.get_weight(),
+               prop.get_stretch(), prop.get_size(), prop.get_file(), prop.get_math_fontfamily(), lists)
+        if key not in _FONTS:
+            if len(_FONTS) > _EXTENTS_KEPT:
+                _FONTS.clear()
+            _FONTS[key] = tuple(font_manager.fontManager._find_fonts_by_props(prop))
+        return _FONTS[key]
 
     def remembered(renderer, s, prop, ismath):
         if ismath:  # mathtext and TeX also depend on rcParams: measured each time
             return measure(renderer, s, prop, ismath)
-        key = (s, tuple(font_manager.fontManager._find_fonts_by_props(prop)),
-               prop.get_size_in_points())
+        key = (s, files(prop), prop.get_size_in_points())
         if key in _EXTENTS:
             _EXTENTS.move_to_end(key)
         else:
@@ -429,11 +463,37 @@ def remembered_text_extents():
                 _EXTENTS.popitem(last=False)
         return _EXTENTS[key]
 
+    def heights(renderer, prop):
+        """What Text._get_layout reads from the font's OS/2 or hhea table, at the 72 dpi
+        savefig gives an SVG figure; (None, None, None) makes it read them itself."""
+        key = (files(prop), prop.get_size_in_points())
+        if key not in _HEIGHTS:
+            _HEIGHTS[key] = _font_heights(list(key[0]), key[1], dpi=72)
+        return _HEIGHTS[key]
+
+    offered = "_get_font_height_metrics" in vars(RendererSVG)  # (a later matplotlib's own)
     RendererSVG.get_text_width_height_descent = remembered
+    if not offered:
+        RendererSVG._get_font_height_metrics = heights
     try:
         yield
     finally:
         RendererSVG.get_text_width_height_descent = measure
+        if not offered:
+            del RendererSVG._get_font_height_metrics
+
+
+def _font_heights(files: list, size: float, dpi: float):
+    """(ascent, descent, line gap) as matplotlib's Text._get_layout computes them."""
+    font = font_manager.get_font(files)
+    for table_name, gap, ascent, descent in (("OS/2", "sTypoLineGap", "sTypoAscender", "sTypoDescender"),
+                                             ("hhea", "lineGap", "ascent", "descent")):
+        table = font.get_sfnt_table(table_name)
+        if table is None:
+            continue
+        scale = 1 / font.get_sfnt_table("head")["unitsPerEm"] * size * dpi / 72
+        return table[ascent] * scale, -table[descent] * scale, table[gap] * scale
+    return None, None, None
 
 
 def _texts(artist):

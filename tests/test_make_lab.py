@@ -124,3 +124,25 @@ def test_make_lab_serves_the_release(tmp_path):
             "a second `make lab` overwrote the student's copy"
     finally:
         stop_lab(process, home)
+
+
+def test_the_lab_s_kernel_socket_sends_each_message_at_once(monkeypatch):
+    """lab/ names helpers' PromptConnection as the kernel's websocket connection: Jupyter
+    Server's own, with TCP_NODELAY set when the browser connects (tornado leaves Nagle's
+    algorithm on, so the small messages of a control change waited for the browser's
+    delayed acknowledgements)."""
+    from unittest import mock
+
+    from jupyter_server.serverapp import ServerApp
+    from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
+    from jupyter_server.services.kernels.websocket import KernelWebsocketHandler
+    from traitlets.config.loader import JSONFileConfigLoader
+
+    from helpers.kernel_socket import PromptConnection
+
+    config = JSONFileConfigLoader("jupyter_server_config.json", str(REPO / "lab")).load_config()
+    assert ServerApp(config=config).kernel_websocket_connection_class is PromptConnection
+    handler = mock.Mock(spec=KernelWebsocketHandler)
+    monkeypatch.setattr(ZMQChannelsWebsocketConnection, "connect", lambda self: "connected")
+    assert PromptConnection(websocket_handler=handler).connect() == "connected"
+    handler.set_nodelay.assert_called_once_with(True)
