@@ -20,7 +20,7 @@ import nbgrading
 from authoring import submissions
 from graders.autograde import batch
 
-STEMS = ["04_training_loop"]
+STEMS = ["01_tensors", "04_training_loop"]
 CASES = [(value, None) for value in forgeries.VALUES] + [("anything", attack) for attack in forgeries.ATTACKS]
 
 
@@ -28,7 +28,8 @@ def student(value, attack):
     return (value + ("-" + attack if attack else "")).replace(" ", "-").replace(",", "").replace("(", "").replace(")", "")
 
 
-@pytest.fixture(scope="module", params=STEMS)
+# one batch per notebook, all its tests on one pytest worker (the notebooks on several)
+@pytest.fixture(scope="module", params=[pytest.param(s, marks=pytest.mark.xdist_group(f"forgery-{s}")) for s in STEMS])
 def graded(request, tmp_path_factory):
     stem = request.param
     course = tmp_path_factory.mktemp(f"forged-{stem}") / "course"
@@ -41,7 +42,7 @@ def graded(request, tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("value, attack", CASES)
+@pytest.mark.parametrize("value, attack", CASES, ids=[student(v, a) for v, a in CASES])
 def test_a_forged_submission_earns_nothing(graded, value, attack):
     stem, course, records, status, total = graded
     record = records[student(value, attack)]
@@ -50,7 +51,8 @@ def test_a_forged_submission_earns_nothing(graded, value, attack):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("attack", [a for a, (_, flagged) in forgeries.ATTACKS.items() if flagged])
+@pytest.mark.parametrize("attack", [a for a, (_, flagged) in forgeries.ATTACKS.items() if flagged],
+                         ids=lambda attack: student("anything", attack))
 def test_code_that_reaches_for_the_grader_is_flagged_or_found(graded, attack):
     stem, course, records, status, _ = graded
     name = student("anything", attack)
