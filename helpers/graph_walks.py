@@ -15,7 +15,8 @@ Three layers:
   engine makes (a pre-hook on every node).
   For the tests of a hand-written walk, ``counted_chain(depth, skip)`` records a chain of
   custom nodes that count how often a walk calls them (and refuse past a budget).
-* draw    ``draw_counts(result, ax=None)``: both counts against depth, on a log scale.
+* draw    ``draw_counts(result, ax=None)``: both counts against depth, on a log scale (the
+  wider per-path line stays visible where the two counts are equal).
 * explore ``explore()``: the repeated step and the depth.
 """
 
@@ -201,7 +202,14 @@ def counts(kind: str = "y = y·y", depth: int = 10) -> Counts:
     depth = int(depth)
     if not 1 <= depth <= MAX_DEPTH:
         raise ValueError(f"depth {depth}: choose 1 to {MAX_DEPTH}")
-    graphs = [read_graph(chain(kind, d)[0]) for d in range(1, depth + 1)]
+    leaf = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
+    levels, y = [], leaf
+    for _ in range(depth):          # one chain: the output of level d is the chain of depth d
+        if kind not in STEPS:
+            raise ValueError(f"unknown step {kind!r}; choose one of {', '.join(STEPS)}")
+        y = STEPS[kind](y)
+        levels.append(y)
+    graphs = [read_graph(level) for level in levels]
     return Counts(kind, depth, tuple(path_calls(g) for g in graphs),
                   tuple(node_calls(g) for g in graphs))
 
@@ -211,24 +219,43 @@ def counts(kind: str = "y = y·y", depth: int = 10) -> Counts:
 EVERY_PATH, EACH_NODE = "#b00020", "#3465a4"
 
 
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 def draw_counts(result: Counts, ax=None):
-    """Node calls against depth, log scale: one line per walk, the chosen depth marked."""
+    """Node calls against depth on a log scale (log10 drawn on a linear axis, its ticks by
+    hand: matplotlib's log locator is most of an update's time): one line per walk, the
+    chosen depth's counts in the heading."""
+    import math
+
     from matplotlib.figure import Figure
+
+    from helpers import hand_axes
 
     if ax is None:
         ax = Figure(figsize=(8, 3.8), dpi=96).add_subplot()
     fig = ax.figure
-    ax.set_position([0.11, 0.15, 0.86, 0.66])
-    depths = range(1, result.depth + 1)
-    ax.semilogy(depths, result.every_path, "o-", color=EVERY_PATH, ms=3,
-                label="calls a node once per path")
-    ax.semilogy(depths, result.each_node, "s-", color=EACH_NODE, ms=3,
-                label="sums, then calls each node once")
-    top = max(result.every_path[-1], 10)
-    ax.set_ylim(0.7, top * 30)
+    ax.set_position([0.11, 0.17, 0.86, 0.64])
+    depths = list(range(1, result.depth + 1))
+    top = max(2, math.ceil(math.log10(max(result.every_path[-1], 10))) + 1)
     ax.set_xlim(0.5, result.depth + 0.5)
-    ax.set_xlabel("depth (times the step is repeated)")
-    ax.set_ylabel("node calls")
+    ax.set_ylim(-0.15, top + 0.3)
+    for counts, colour, marker, width, label in [   # the wider red line shows under the blue
+            (result.every_path, EVERY_PATH, "o", 3.0, "calls a node once per path"),
+            (result.each_node, EACH_NODE, "s", 1.5, "sums, then calls each node once")]:
+        ax.plot(depths, [math.log10(c) for c in counts], marker + "-", color=colour, ms=3,
+                lw=width, label=label)
+    hand_axes.frame(ax)
+    step = 1 if top <= 6 else 2
+    exponents = list(range(0, top + 1, step))
+    hand_axes.x_axis(ax, "depth (times the step is repeated)",
+                     ticks=[d for d in hand_axes.ticks_between(1, result.depth) if d == int(d)])
+    place = ax.get_yaxis_transform()
+    ax.hlines(exponents, -hand_axes.TICK, 0, transform=place, colors="black", lw=0.8, clip_on=False)
+    for e in exponents:
+        fig.text(-hand_axes.GAP, e, "10" + str(e).translate(_SUPERSCRIPT), transform=place,
+                 fontsize=9, ha="right", va="center")
+    fig.text(0.025, 0.49, "node calls", rotation=90, ha="center", va="center", fontsize=9)
     ax.legend(loc="upper left", fontsize=9, frameon=False)
     fig.text(0.5, 0.95, f"{result.kind}, depth {result.depth}:  "
              f"every path {result.every_path[-1]:,} calls,  each node once "
