@@ -165,8 +165,8 @@ def _exchange(args) -> int:
             print(f"{student:<20} {what}")
         kept = {student: what for student, what in outcome.items() if what != "returned"}
         if kept:
-            print(f"course return: {len(kept)} of {len(outcome)} page(s) not returned (exit status 1), the others "
-                  f"were: " + "; ".join(f"{student}: {what}" for student, what in kept.items()), file=sys.stderr)
+            print(f"course return: {len(kept)} of {len(outcome)} page(s) not returned (exit status 1): "
+                  + "; ".join(f"{student}: {what}" for student, what in kept.items()), file=sys.stderr)
         return 1 if kept else 0
     if args.zip is not None:
         rows, notes = collect.from_archive(course, args.assignment, args.zip)

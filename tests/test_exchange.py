@@ -235,7 +235,17 @@ def test_collect_from_a_canvas_archive(root_course, tmp_path):
     assert sorted(p.name for p in (course / "submitted").iterdir()) == ["hopperg", "lovelaceada"]
     rows = {line.split()[0]: line for line in done.stdout.splitlines() if line.split()}
     assert "marked late by the LMS" in rows["hopperg"] and "late" not in rows["lovelaceada"].split("from")[1]
-    assert "2 submission(s)" in done.stdout
+    assert "2 submission(s), 1 late (1 marked late by the LMS)" in done.stdout, done.stdout
+    # their pages cannot go back through the exchange (no submission secret): `course return`
+    # says which and why, and exits 1
+    for student in ("lovelaceada", "hopperg"):
+        (course / "feedback" / student / "tiny").mkdir(parents=True)
+        (course / "feedback" / student / "tiny" / "tiny.html").write_text("<html><body>Score: 0 / 5</body></html>")
+    returned = subprocess.run([sys.executable, "-m", "graders.cli", "return", "tiny", "--course-dir", str(course)],
+                              capture_output=True, text=True, timeout=300)
+    assert returned.returncode == 1, returned.stdout + returned.stderr
+    assert "2 of 2 page(s) not returned" in returned.stderr and "hopperg: not returned: not submitted through " \
+        "the exchange" in returned.stderr, returned.stderr
 
 
 def test_return_refuses_a_page_that_shows_hidden_tests(root_course, tmp_path):
