@@ -32,6 +32,7 @@ import os
 import pwd
 import secrets
 import shutil
+import signal
 import stat
 import sys
 import time
@@ -190,14 +191,19 @@ def main(argv: list[str] | None = None) -> int:
     prepare(Path(settings["exchange"]), settings["course_id"], gid)
     warden = Warden(Path(settings["exchange"]), settings["course_id"], gid, settle=args.settle)
     log.info("watching %s/%s/inbound", settings["exchange"], settings["course_id"])
-    while True:
-        try:
-            warden.sweep()
-        except OSError as error:
-            log.error("%s", error)
-        if args.once:
-            return 0
-        time.sleep(args.interval)
+    # the hub stops its services with SIGINT or SIGTERM: between two sweeps, quietly
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        while True:
+            try:
+                warden.sweep()
+            except OSError as error:
+                log.error("%s", error)
+            if args.once:
+                return 0
+            time.sleep(args.interval)
+    except KeyboardInterrupt:
+        return 0
 
 
 if __name__ == "__main__":
