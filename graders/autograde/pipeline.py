@@ -37,6 +37,7 @@ from nbformat.v4.nbbase import random_cell_id
 from nbgrader.utils import is_grade
 
 from . import integrity, judging, recorded, review, worker
+from . import pasted as pasted_cells
 from .scratch import ScratchCourse
 
 
@@ -92,7 +93,10 @@ def grade(submission: Submission, assignment: Assignment, cache: str | dict | No
         return ungraded(assignment, None, "invalid", f"unreadable notebook: {_said(error)}", started)
     submitted = Path(submission.folder) if submission.folder else {
         **(submission.files or {}), f"{assignment.name}.ipynb": submission.notebook}
+    pasted = pasted_cells.repair(nb, assignment.record.cell_names(assignment.name))
     with ScratchCourse(assignment, submission.student, submitted, submission.graders_state) as course:
+        if pasted:  # nbgrader reads the repaired copy (the student's file is left as it is)
+            Path(course.notebook("submitted_directory")).write_text(nbformat.writes(nb))
         try:
             nb = course.sanitize()
         except Exception as error:
@@ -126,8 +130,9 @@ def grade(submission: Submission, assignment: Assignment, cache: str | dict | No
             verdicts = judging.judge_all(plan, observed, judging.Observations.from_json(reference))
             by_hand += judging.apply(outcome.notebook, plan, verdicts)
             timing["worker: judge"] = clock.lap()
-        course.finish(outcome.notebook, {"status": outcome.status, "reason": outcome.reason})
-        graded = Graded(outcome.status, outcome.reason, time.monotonic() - started, course.autograded(),
+        reason = "; ".join([outcome.reason, *pasted])
+        course.finish(outcome.notebook, {"status": outcome.status, "reason": reason})
+        graded = Graded(outcome.status, reason, time.monotonic() - started, course.autograded(),
                         _by_hand(course.state(), assignment.name, by_hand), flags=[f.quote() for f in flags])
         graded.timing = outcome.timing | timing | {"worker: finish (nbgrader)": clock.lap()}
         return graded

@@ -43,6 +43,11 @@ class AssignmentRecord:
     notebooks: list[dict]  # {"name", "kernelspec", and per kind of cell in CELLS: [{"name", fields}]}
     schema: str = ""       # the gradebook's alembic revision
 
+    def cell_names(self, notebook: str) -> set[str]:
+        """Every cell name the gradebook recorded for ``notebook`` (grade, solution, task, locked)."""
+        found = next((n for n in self.notebooks if n["name"] == notebook), {})
+        return {cell["name"] for kind in CELLS for cell in found.get(kind, [])}
+
     def grade_ids(self, notebook: str) -> list[str]:
         found = next((n for n in self.notebooks if n["name"] == notebook), {"grade_cells": []})
         return [cell["name"] for cell in found["grade_cells"]]
