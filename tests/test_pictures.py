@@ -31,6 +31,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle  # noq
 import helpers  # noqa: E402
 from helpers import picture_check  # noqa: E402
 from helpers.explorer import Explorer  # noqa: E402
+from helpers.loss_curves import conv_net  # noqa: E402
 
 # --- the check, on figures with one defect each ------------------------------------------
 
@@ -130,6 +131,7 @@ NOTEBOOK_CALLS = [
     ("fanout", "helpers.autograd_graph", {"fn": fanout, "x": (-3, 3, 0.1, 2.0), "y": (-3, 3, 0.1, -1.0)}),
     ("n10000", "helpers.data", {"n": 10_000, "batch_size": 128}),
     ("depth12", "helpers.activations", {"depth": 12}),
+    ("conv-net", "helpers.modules", {"models": {"digits conv net": conv_net()}}),  # 03, 4-D weights
 ]
 # a setting that measures or trains takes a second or more: these start somewhere cheap
 START = {"helpers.bench": {"size": 2**12, "compile": False}}
