@@ -22,7 +22,10 @@ the worker's nbgrader steps, the main process's intake). The small batch of issu
 benchmarks/serial_share.py.
 With --baseline REV, also `course autograde --workers 2` on the notebooks as they were at git
 revision REV (before their hidden tests were judged outside the kernel: verdicts in the
-kernel), in the same run, with this code: the cost of judging outside, per notebook. The
+kernel), in the same run, with this code: the cost of judging outside, per notebook. With
+--baseline inline, the baseline is today's notebooks with every judge run in the kernel (the
+`### JUDGE` line removed: probe and judge in the test cell, as nbmake runs them): the same
+work, in the kernel, so the ratio is the cost of moving verdicts out and nothing else. The
 reference runs that judging needs (one per assignment, kept in DIR/reference like the compile
 cache) are made before the clock and timed apart.
 
@@ -70,15 +73,20 @@ def build(course: Path, stems: list[str], copies: int, rev: str | None = None) -
 
 
 def release_at(course: Path, stem: str, rev: str) -> None:
-    """``stem`` as notebooks/<stem>.ipynb was at git revision ``rev``, released by nbgrader."""
+    """``stem`` as notebooks/<stem>.ipynb was at git revision ``rev`` (or, for "inline",
+    today's with every judge run in the kernel), released by nbgrader."""
     import logging
 
     from nbgrader.apps import NbGraderAPI
 
     from graders.course.layout import ensure_course_dir
     ensure_course_dir(course)
-    text = subprocess.run(["git", "show", f"{rev}:notebooks/{stem}.ipynb"], cwd=REPO, check=True,
-                          capture_output=True, text=True).stdout
+    if rev == "inline":
+        text = "\n".join(line for line in (REPO / "notebooks" / f"{stem}.ipynb").read_text().split("\n")
+                         if line.strip() not in ('"### JUDGE\\n",', '"### JUDGE"'))
+    else:
+        text = subprocess.run(["git", "show", f"{rev}:notebooks/{stem}.ipynb"], cwd=REPO, check=True,
+                              capture_output=True, text=True).stdout
     (course / "source" / stem).mkdir(parents=True, exist_ok=True)
     (course / "source" / stem / f"{stem}.ipynb").write_text(text)
     api = NbGraderAPI(config=Course(course).config)
