@@ -38,6 +38,7 @@ import pwd
 import re
 import shutil
 import stat
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -120,6 +121,9 @@ class CheckedCollect(CourseExchange, ExchangeCollect):
     max_submission_mb = Float(100.0, help="The most collected from one submission (MiB)").tag(config=True)
     roster = Unicode("", help="A roster CSV (username,role,name,lms_id): only its students' submissions "
                               "are collected; empty: any local user's").tag(config=True)
+    warden_wait_s = Float(15.0, help="How long to wait for the exchange's warden to freeze submissions "
+                                     "still in inbound (made seconds ago) before listing them as waiting"
+                          ).tag(config=True)
 
     def limits(self) -> regular_files.Limits:
         mb = regular_files.MB
@@ -133,6 +137,8 @@ class CheckedCollect(CourseExchange, ExchangeCollect):
         received = Path(self.root) / RECEIVED / self.coursedir.course_id
         warden = received.is_dir()
         pattern = f"{self.coursedir.student_id or '*'}+{self.coursedir.assignment_id}+*"
+        if warden:
+            self._wait_for_warden(pattern)
         entries = []
         if warden:
             entries += [self._frozen(path) for path in sorted(received.glob(pattern))]
@@ -162,6 +168,18 @@ class CheckedCollect(CourseExchange, ExchangeCollect):
         for entry in entries:
             if entry.why:
                 self.log.warning("refused %s: %s", entry.name, entry.why)
+
+    def _wait_for_warden(self, pattern: str) -> None:
+        """Until inbound holds none of this assignment's submissions (the warden freezes one a
+        few seconds after its last change), or warden_wait_s has passed."""
+        deadline = time.monotonic() + self.warden_wait_s
+        while time.monotonic() < deadline:
+            try:
+                if not list(Path(self.inbound_path).glob(pattern)):
+                    return
+            except OSError:
+                return
+            time.sleep(0.5)
 
     def _due_date(self):
         with Gradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
