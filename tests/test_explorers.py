@@ -21,7 +21,7 @@ from helpers.explorer import CSS_DPI, Explorer  # noqa: E402
 CASES = {
     "strides": (strides, {"op": "none", "index": "1, 2"},
                 {"then": "view", "then_args": "4"}, {"then": "none"}),
-    "broadcasting": (broadcasting, {"a": "3"}, {"b": "64, x"}, {"b": "4"}),
+    "broadcasting": (broadcasting, {"a": "5"}, {"b": "64, x"}, {"b": "4"}),
 }
 
 
