@@ -1,6 +1,7 @@
 """Control change -> new picture painted, per instrument, measured in a real browser.
 
     python benchmarks/browser_latency.py [--repeat N] [--notebooks 01_tensors 02_autograd ...]
+                                         [--before REF [--paths helpers/explorer.py ...]]
 
 Releases the course, fills in the reference answers, serves the copies with JupyterLab (the
 student's lab configuration) and opens each notebook in headless Chromium (2 device pixels
@@ -20,7 +21,9 @@ message to the kernel through the server and back, and the new picture decoded a
 from __future__ import annotations
 
 import argparse
+import math
 import re
+import signal
 import statistics
 import sys
 import tempfile
@@ -47,10 +50,50 @@ floor = w.VBox([w.HTML("<b class='course-explorer-title'>the lab's own round tri
 floor.add_class("course-explorer")
 floor"""
 
+# Every websocket message the page sends or receives: when (performance.now()) and how many
+# bytes. Installed before JupyterLab loads (it wraps WebSocket's send and onmessage).
+WEBSOCKET_LOG = """(() => {
+    const log = window.__wslog = [];
+    const size = d => d == null ? 0 : (d.byteLength ?? d.size ?? d.length ?? 0);
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (data) {
+        log.push({out: true, t: performance.now(), bytes: size(data)});
+        return send.call(this, data);
+    };
+    // the kernel's own clock: when it made the message (its header's date), on this page's clock
+    const header = d => {
+        try {
+            if (typeof d === 'string') return JSON.parse(d).header;
+            const view = new DataView(d), at = k => Number(view.getBigUint64(8 * (1 + k), true));
+            return JSON.parse(new TextDecoder().decode(new Uint8Array(d, at(1), at(2) - at(1))));
+        } catch (e) { return null; }
+    };
+    const handler = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'onmessage');
+    Object.defineProperty(WebSocket.prototype, 'onmessage', {
+        configurable: true,
+        get() { return handler.get.call(this); },
+        set(fn) {
+            handler.set.call(this, fn && function (event) {
+                const t = performance.now(), h = header(event.data);
+                log.push({out: false, t, bytes: size(event.data), type: h ? h.msg_type : '',
+                          made: h && h.date ? Date.parse(h.date) - performance.timeOrigin : NaN});
+                return fn.call(this, event);
+            });
+        },
+    });
+})();"""
+
 # Installs the clock on one explorer: start at a keydown (Enter or an arrow) or a change event
-# inside it, stop at the first frame after a new <img src> has decoded.
+# inside it, stop at the first frame after a new <img src> has decoded. Each sample also
+# splits that time, by the page's clock and the kernel's (each message's header says when the
+# kernel made it; one machine, one clock): the page until its first message to the kernel
+# ("send"); the server and the kernel until the kernel's first message back, its "busy"
+# ("to kernel"); the kernel until it made the picture's message, the largest one back
+# ("kernel"); that message's way to the page ("back"); the page until the image's src is set
+# ("widget"), decoding ("decode") and the next frame ("paint"); with the picture's bytes and
+# the messages each way.
 CLOCK = """el => {
-    const clock = {t0: null, samples: []};
+    const clock = {t0: null, samples: [], parts: []};
     el.__clock = clock;
     const start = () => { clock.t0 = performance.now(); };
     el.addEventListener('keydown', e => {
@@ -60,12 +103,34 @@ CLOCK = """el => {
     new MutationObserver(mutations => {
         for (const m of mutations) {
             if (m.attributeName !== 'src' || clock.t0 === null) continue;
-            const t0 = clock.t0; clock.t0 = null;
-            m.target.decode().catch(() => null).then(() => requestAnimationFrame(
-                () => clock.samples.push(performance.now() - t0)));
+            const t0 = clock.t0, src = performance.now();
+            clock.t0 = null;
+            const log = (window.__wslog || []).filter(e => e.t >= t0 && e.t <= src);
+            const sent = log.find(e => e.out);
+            const back = log.filter(e => !e.out);
+            const picture = back.reduce((a, b) => (b.bytes > (a ? a.bytes : -1) ? b : a), null);
+            m.target.decode().catch(() => null).then(() => {
+                const decoded = performance.now();
+                requestAnimationFrame(() => {
+                    const painted = performance.now();
+                    clock.samples.push(painted - t0);
+                    const first = back.reduce((a, b) => (b.made < (a ? a.made : Infinity) ? b : a), null);
+                    clock.parts.push({
+                        send: sent ? sent.t - t0 : NaN,
+                        "to kernel": sent && first ? first.made - sent.t : NaN,
+                        kernel: first && picture ? picture.made - first.made : NaN,
+                        back: picture ? picture.t - picture.made : NaN,
+                        widget: picture ? src - picture.t : NaN,
+                        decode: decoded - src, paint: painted - decoded,
+                        bytes: picture ? picture.bytes : 0,
+                        out: log.filter(e => e.out).length, in: back.length,
+                        types: back.map(e => e.type).join(' ')});
+                });
+            });
         }
     }).observe(el, {subtree: true, attributes: true, attributeFilter: ['src']});
 }"""
+PARTS = ("send", "to kernel", "kernel", "back", "widget", "decode", "paint")
 
 
 def samples(explorer) -> int:
@@ -106,7 +171,7 @@ def actions(page, explorer):
                                lambda s=select, v=current: s.select_option(value=v)]
 
 
-def measure(page, explorer, repeat: int) -> tuple[str, list[float]]:
+def measure(page, explorer, repeat: int) -> tuple[str, list[float], list[dict]]:
     explorer.evaluate(CLOCK)
     for label, (do, undo) in actions(page, explorer):
         before = samples(explorer)
@@ -124,8 +189,9 @@ def measure(page, explorer, repeat: int) -> tuple[str, list[float]]:
             (do if k % 2 == 0 else undo)()
             wait_sample(page, explorer, count)
             page.wait_for_timeout(150)  # a student does not type faster than this
-        return label, explorer.evaluate("el => el.__clock.samples").copy()[start:]
-    return "no control redrew", []
+        return label, explorer.evaluate("el => el.__clock.samples").copy()[start:], \
+            explorer.evaluate("el => el.__clock.parts").copy()[start:]
+    return "no control redrew", [], []
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -133,61 +199,123 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
+def before_tree(tmp: Path, ref: str, paths: list[str]) -> Path:
+    """This checkout's helpers/ and lab/, with ``paths`` as they were at git ``ref``: the code
+    "before" a change, run on the same notebooks (a path absent at ref is removed)."""
+    import shutil
+    import subprocess
+
+    tree = tmp / "before"
+    for folder in ("helpers", "lab"):
+        shutil.copytree(REPO / folder, tree / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in paths:
+        shown = subprocess.run(["git", "show", f"{ref}:{path}"], cwd=REPO, capture_output=True)
+        if shown.returncode == 0:
+            (tree / path).parent.mkdir(parents=True, exist_ok=True)
+            (tree / path).write_bytes(shown.stdout)
+        else:
+            (tree / path).unlink(missing_ok=True)
+    return tree
+
+
+def median_parts(parts: list[dict]) -> dict:
+    keys = [*PARTS, "bytes", "out", "in"]
+    return {k: statistics.median([p[k] for p in parts if p.get(k) == p.get(k) and p.get(k) is not None] or [math.nan])
+            for k in keys}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--notebooks", nargs="*")
+    parser.add_argument("--before", metavar="REF",
+                        help="also measure, in the same run and on the same notebooks, a lab whose "
+                             "--paths are as they were at git REF (both labs alternate notebook by notebook)")
+    parser.add_argument("--paths", nargs="*", default=["helpers/explorer.py"],
+                        help="what --before takes from REF (default: helpers/explorer.py)")
     args = parser.parse_args()
 
     import test_browser as browser_test
     from authoring import submissions
     from graders.course.release import release
-    from labserver import chromium, start_lab
+    from labserver import LAB_CONFIG, chromium, start_lab
 
     notebooks = args.notebooks or sorted(p.stem for p in (REPO / "notebooks").glob("*.ipynb"))
     stems = [FLOOR] + notebooks
     rows = []
+    # a SIGTERM ends the run as Ctrl-C does: the labs (their own process groups) are stopped
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with tempfile.TemporaryDirectory() as tmp:
-        course, root = Path(tmp) / "course", Path(tmp) / "lab"
+        tmp = Path(tmp)
+        course = tmp / "course"
         release(course, notebooks)
-        root.mkdir()
         floor = new_notebook(cells=[new_code_cell(FLOOR_CELL)])
         floor.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-        nbformat.write(floor, str(root / f"{FLOOR}.ipynb"))
+        copies = {FLOOR: floor}
         for stem in notebooks:
             source = submissions.read(course / "source" / stem / f"{stem}.ipynb")
             released = submissions.read(course / "release" / stem / f"{stem}.ipynb")
-            nbformat.write(submissions.reference(source, released), str(root / f"{stem}.ipynb"))
-        server = start_lab(root, Path(tmp) / "home")
-        try:
-            with chromium() as browser:
-                lab = browser_test.Lab(server, browser, root)
-                for stem in stems:
-                    context, page, panel, _ = lab.open(f"{stem}.ipynb", f"latency-{stem}")
-                    try:
-                        browser_test.run_all(page)
-                        for index, explorer in enumerate(panel.locator(".course-explorer").all()):
-                            explorer.scroll_into_view_if_needed()
-                            title = explorer.locator(".course-explorer-title")
-                            name = title.first.inner_text() if title.count() else f"instrument {index}"
-                            started = time.perf_counter()
-                            label, times = measure(page, explorer, args.repeat)
-                            rows.append((stem, name, label, times))
-                            print(f"  {stem} {name}: {len(times)} samples in "
-                                  f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
-                    finally:
-                        context.close()
-                        server.shutdown_kernels()
-        finally:
-            server.stop()
+            copies[stem] = submissions.reference(source, released)
 
-    print(f"\n{'notebook':<18} {'instrument':<44} {'n':>3} {'median ms':>10} {'p95 ms':>8}  control")
-    for stem, name, label, times in rows:
-        if times:
-            print(f"{stem:<18} {name[:44]:<44} {len(times):>3} {statistics.median(times):>10.1f} "
-                  f"{percentile(times, 0.95):>8.1f}  {label}")
-        else:
-            print(f"{stem:<18} {name[:44]:<44} {0:>3} {'-':>10} {'-':>8}  {label}")
+        def folder(name: str) -> Path:
+            """Each lab its own copies: one lab's autosave must not reach the other's notebook."""
+            root = tmp / name
+            root.mkdir()
+            for stem, nb in copies.items():
+                nbformat.write(nb, str(root / f"{stem}.ipynb"))
+            return root
+
+        servers, roots = {}, {}
+        try:
+            if args.before:
+                tree = before_tree(tmp, args.before, args.paths)
+                env = {"PYTHONPATH": str(tree)}
+                if any(p.startswith("lab/") for p in args.paths):
+                    env["JUPYTER_CONFIG_PATH"] = str(tree / "lab")
+                which = f"before ({args.before})"
+                roots[which] = folder("lab-before")
+                servers[which] = start_lab(roots[which], tmp / "home-before", env=env)
+            roots["now"] = folder("lab")
+            servers["now"] = start_lab(roots["now"], tmp / "home")
+            assert LAB_CONFIG.exists()
+            with chromium() as browser:
+                labs = {which: browser_test.Lab(server, browser, roots[which]) for which, server in servers.items()}
+                for stem in stems:
+                    for which, lab in labs.items():  # alternating, so that both see the same load
+                        context, page, panel, _ = lab.open(f"{stem}.ipynb", f"latency-{stem}",
+                                                           init_script=WEBSOCKET_LOG)
+                        try:
+                            browser_test.run_all(page)
+                            for index, explorer in enumerate(panel.locator(".course-explorer").all()):
+                                explorer.scroll_into_view_if_needed()
+                                title = explorer.locator(".course-explorer-title")
+                                name = title.first.inner_text() if title.count() else f"instrument {index}"
+                                started = time.perf_counter()
+                                label, times, parts = measure(page, explorer, args.repeat)
+                                rows.append((which, stem, name, label, times, parts))
+                                print(f"  {which} {stem} {name}: {len(times)} samples in "
+                                      f"{time.perf_counter() - started:.0f} s; messages back for one "
+                                      f"change: {parts[-1]['types'] if parts else '-'}", file=sys.stderr)
+                        finally:
+                            context.close()
+                            lab.server.shutdown_kernels()
+        finally:
+            for server in servers.values():
+                server.stop()
+
+    header = (f"{'lab':<14} {'notebook':<17} {'instrument':<40} {'n':>3} {'median':>7} {'p95':>7}  "
+              + " ".join(f"{p:>9}" for p in PARTS) + f" {'KB':>6} {'out':>4} {'in':>4}  control")
+    print("\nms; the parts are medians: " + ", ".join(PARTS) + " (see CLOCK); KB: the picture's message")
+    print(header)
+    for which, stem, name, label, times, parts in sorted(rows, key=lambda r: (stems.index(r[1]), r[2], r[0])):
+        lab = which.split(" ")[0]
+        if not times:
+            print(f"{lab:<14} {stem:<17} {name[:40]:<40} {0:>3} {'-':>7} {'-':>7}  {label}")
+            continue
+        m = median_parts(parts)
+        print(f"{lab:<14} {stem:<17} {name[:40]:<40} {len(times):>3} {statistics.median(times):>7.1f} "
+              f"{percentile(times, 0.95):>7.1f}  " + " ".join(f"{m[p]:>9.1f}" for p in PARTS)
+              + f" {m['bytes'] / 1024:>6.1f} {m['out']:>4.0f} {m['in']:>4.0f}  {label}")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""The student's Validate button, leading with the reason: one line per failing test cell.
+"""The student's Validate button, leading with the reason: a count line ("1 failed, 14 not
+answered"), then one line per failing test cell, what failed before what is not answered yet.
 
 nbgrader's Validator reports each failing cell as its whole source (20-40 lines of test
 code, [mc:] markers included) followed by the error, which our checks render once more; for
@@ -55,14 +56,44 @@ class CourseValidator(Validator):
             return results
         nb = self._executed
         failed = {id(cell) for cell in self._get_failed_cells(nb)}
-        said = {v.grade_id: v for v in verdicts.verdicts(nb)}
-        results["failed"] = [_entry(cell, said.get(cell.metadata.nbgrader.get("grade_id", "")))
-                             for cell in nb.cells if id(cell) in failed]
+        found = verdicts.verdicts(nb)
+        said = {v.grade_id: v for v in found}
+        entries = [_entry(cell, said.get(cell.metadata.nbgrader.get("grade_id", "")))
+                   for cell in nb.cells if id(cell) in failed]
+        # what failed first, then what is not answered yet, each in notebook order
+        entries.sort(key=_unanswered)
+        results["failed"] = [_count_entry(entries, len(found))] + entries
         return results
 
 
 NAME_WIDTH = 76  # characters: the dialog shows ``source`` unwrapped, in a box about this wide
 LABELS = {"Not answered yet": "#8a6d00", "Check failed": "#b00020"}
+UNANSWERED = "Not answered yet"
+# nbgrader's dialog puts "The following cell failed:" above every entry. The first entry is
+# the count line, not a cell: its heading and its (empty) message box are hidden, its line
+# is set in bold. (The dialog shows each entry's ``error`` as HTML: this style travels in it.)
+COUNT_STYLE = ("<style>#validation-message > div:nth-child(1), #validation-message > div:nth-child(3)"
+               " { display: none; } #validation-message > div:nth-child(2) pre"
+               " { font-weight: bold; }</style>")
+
+
+def _unanswered(entry: dict) -> bool:
+    return entry["raw_error"].startswith(UNANSWERED)
+
+
+def count_line(entries: list[dict], graded: int) -> str:
+    """"1 failed, 14 not answered" (and how many graded cells passed, if any)."""
+    unanswered = sum(map(_unanswered, entries))
+    failed = len(entries) - unanswered
+    passed = max(graded - len(entries), 0)
+    parts = [f"{failed} failed" if failed else "", f"{unanswered} not answered" if unanswered else "",
+             f"{passed} passed" if passed else ""]
+    return ", ".join(p for p in parts if p)
+
+
+def _count_entry(entries: list[dict], graded: int) -> dict:
+    line = count_line(entries, graded)
+    return {"source": line, "error": COUNT_STYLE, "raw_error": "", "count": line}
 
 
 def _entry(cell, verdict) -> dict:
@@ -117,7 +148,21 @@ def _jupyter_server_extension_points():
     return [{"module": "helpers.validate"}]
 
 
+class _UpstreamPingNotice:
+    """Drops tornado's "The websocket_ping_timeout (90000) cannot be longer than the
+    websocket_ping_interval (30000)" from the log. It is an upstream mismatch, not a setting
+    of ours: Jupyter Server's websocket handlers keep their own keep-alive pings, in
+    milliseconds (every 30 s, a connection closed after 90 s without a pong), under the names
+    tornado 6.5 reads as its own ping settings, in seconds; tornado then "corrects" a timeout
+    for pings it never sends (every 30,000 s). The pings work as Jupyter Server means them."""
+
+    def filter(self, record) -> bool:
+        return "cannot be longer than the websocket_ping_interval" not in record.getMessage()
+
+
 def _load_jupyter_server_extension(serverapp) -> None:
+    import logging
+    logging.getLogger("tornado.general").addFilter(_UpstreamPingNotice())
     web_app = serverapp.web_app
     web_app.settings["root_dir"] = serverapp.root_dir
     base = web_app.settings["base_url"]

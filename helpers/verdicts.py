@@ -21,6 +21,8 @@ NUMBERED = re.compile(r"^\d+(\.\d+)*\.\s+")
 EXERCISE = re.compile(r"\bExercise\s+\d+\b")
 QUIZ = re.compile(r"\*\*Quick quiz\b", re.I)
 ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*=", re.M)
+# a quiz's test cell names the variable it reads (what a release's stub answer cell does not)
+ANSWER_READ = re.compile(r"checks\.answer\(\s*[\"'][^\"']*[\"']\s*,\s*([A-Za-z_]\w*)")
 MESSAGE_CHARS = 300  # a message is one paragraph; longer ones are cut at a word
 
 
@@ -73,7 +75,8 @@ def exercise_name(cells: list, index: int) -> str:
             heading = found[last].group(1)
             break
     title = POINTS.sub("", NUMBERED.sub("", heading.replace("`", ""))).strip()
-    answer = ASSIGNED.search(cells[start].get("source", "")) if start != index else None
+    answer = (ASSIGNED.search(cells[start].get("source", "")) if start != index else None) \
+        or ANSWER_READ.search(cells[index].get("source", ""))
     variable = answer.group(1) if answer else ""
     if EXERCISE.search(title):
         return title[EXERCISE.search(title).start():]
@@ -146,4 +149,9 @@ def verdicts(nb, scores: dict | None = None) -> list[Verdict]:
             score = 0.0 if message else points
         found.append(Verdict(grade_id, exercise_name(cells, index), score, points,
                              message if score is None or score < points else ""))
-    return found
+    # two cells of one section that the prose names alike are told apart by their grade ids
+    names = [v.name for v in found]
+    return [v if names.count(v.name) == 1 else
+            Verdict(v.grade_id, f"{v.name} ({v.grade_id.removesuffix('-test').split('-', 1)[-1]})",
+                    v.score, v.points, v.message)
+            for v in found]

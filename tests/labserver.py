@@ -92,6 +92,24 @@ class LabServer:
             body = response.read()
         return json.loads(body) if body else None
 
+    @contextlib.contextmanager
+    def lab_setting(self, plugin: str, values: dict):
+        """While open, the JupyterLab user setting file of ``plugin`` ("@jupyterlab/
+        docmanager-extension:plugin") holds ``values``; a page opened meanwhile reads it.
+        What was there before comes back after."""
+        package, name = plugin.split(":")
+        path = self.log.parent / "lab-user-settings" / package / f"{name}.jupyterlab-settings"
+        before = path.read_text() if path.exists() else None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+        try:
+            yield
+        finally:
+            if before is None:
+                path.unlink(missing_ok=True)
+            else:
+                path.write_text(before)
+
     def status(self, path: str, timeout: float = 30) -> int:
         """HTTP status of a GET (for pages such as /lab that answer HTML)."""
         request = urllib.request.Request(f"{self.base}{path}",
@@ -211,11 +229,12 @@ def wait_for_token(process: subprocess.Popen, log: Path, port: int, timeout: flo
                        f"{log.read_text(errors='replace')[-4000:] if log.exists() else ''}")
 
 
-def start_lab(root_dir: Path, home: Path, student: bool = True) -> LabServer:
+def start_lab(root_dir: Path, home: Path, student: bool = True, env: dict | None = None) -> LabServer:
     """jupyter lab on 127.0.0.1, a free port, a random token, no browser, serving root_dir.
     ``student``: with the student's lab configuration (lab/: no instructor tools); without
     it, nbgrader's server extensions are on (the formgrader), as in an instructor's lab, and
-    nbgrader reads root_dir's nbgrader_config.py from its working directory."""
+    nbgrader reads root_dir's nbgrader_config.py from its working directory. ``env`` adds to
+    the server's (and so its kernels') environment, e.g. PYTHONPATH for another helpers/."""
     port, token = free_port(), secrets.token_hex(24)
     command = [str(VENV_BIN / "jupyter"), "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
                f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
@@ -223,7 +242,7 @@ def start_lab(root_dir: Path, home: Path, student: bool = True) -> LabServer:
                *(QUIET_LAB_ARGS if student else ()), *as_root_args()]
     log = home / "jupyterlab.log"
     home.mkdir(parents=True, exist_ok=True)
-    env = isolated_env(home)
+    env = {**isolated_env(home), **(env or {})}
     if not student:
         del env["JUPYTER_CONFIG_PATH"]
         env["HOME"] = str(home)

@@ -142,11 +142,13 @@ class Lab:
         self.unlisted = unlisted or {}  # {stem: {test grade_id: quizzes.Quiz}}
         self.course = course
 
-    def open(self, path: str, workspace: str, width: int = 1400):
-        """A new page (2 device pixels per CSS pixel) showing the notebook at path; returns
-        (context, page, panel, blocked requests)."""
+    def open(self, path: str, workspace: str, width: int = 1400, init_script: str | None = None):
+        """A new page (2 device pixels per CSS pixel) showing the notebook at path (after
+        ``init_script`` ran in it, if given); returns (context, page, panel, blocked requests)."""
         context = self.browser.new_context(viewport={"width": width, "height": 1800},
                                            device_scale_factor=2)
+        if init_script:
+            context.add_init_script(init_script)
         blocked: list[str] = []
 
         def route(route):
@@ -376,6 +378,14 @@ CONTROLS_READ = """el => {
             if (width > room + 1) cut.push(`${option.text} (${Math.round(width)} px in ${Math.round(room)})`);
         }
     }
+    for (const input of el.querySelectorAll('input[placeholder]')) {
+        if (!input.placeholder) continue;
+        const style = getComputedStyle(input);
+        canvas.font = style.font;
+        const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        const width = canvas.measureText(input.placeholder).width;
+        if (width > room + 1) cut.push(`${input.placeholder} (${Math.round(width)} px in ${Math.round(room)})`);
+    }
     const numbers = [...el.querySelectorAll('input[type=number]')].map(i => i.value);
     return {cut, numbers};
 }"""
@@ -383,10 +393,10 @@ PLAIN_NUMBER = re.compile(r"^-?\d+(\.\d{1,6})?(e-?\d+)?$")
 
 
 def check_controls_read_whole(explorer, what: str) -> None:
-    """Every dropdown option fits its dropdown; every number box shows a plain number (the
-    slider's step's digits, not 2.0999999999999996)."""
+    """Every dropdown option and every text box's hint fits its box; every number box shows a
+    plain number (the slider's step's digits, not 2.0999999999999996)."""
     read = explorer.evaluate(CONTROLS_READ)
-    assert not read["cut"], f"{what}: dropdown text is cut: {read['cut']}"
+    assert not read["cut"], f"{what}: dropdown or hint text is cut: {read['cut']}"
     noisy = [n for n in read["numbers"] if n and not PLAIN_NUMBER.match(n)]
     assert not noisy, f"{what}: number boxes show {noisy}"
 
@@ -631,10 +641,24 @@ def run_cell(page, cell) -> None:
 def follow_the_banner_after_a_restart(page, panel, nb, stem: str) -> None:
     """Restart the kernel; the first instrument says which cells to run; run exactly those,
     found by their first lines, then its own cell: no error, and its controls work again."""
+    restart_kernel(page, panel)
+    fresh = follow_the_banner(page, panel, nb, stem, 0)
+    shoot(page, f"{stem}-student-after-restart")
+    assert nudge(page, fresh, image_src(fresh)), f"{stem}: after the restart the instrument does not redraw"
+
+
+def follow_the_banner(page, panel, nb, stem: str, index: int):
+    """Instrument ``index`` (its kernel gone) says which cells to run: run exactly those,
+    found by their first lines, then its own cell; no error; return the explorer the rerun
+    made, connected."""
     from helpers.rerun import first_line
 
-    restart_kernel(page, panel)
-    explorer = panel.locator(".course-explorer").first
+    instrument_cells = panel.locator(".jp-CodeCell").evaluate_all(
+        "cells => cells.map((c, k) => c.querySelector('.course-explorer') ? k : -1).filter(k => k >= 0)")
+    # the instrument's cell by its position: a locator filtered by "has an explorer" would
+    # match the next instrument's cell while this one's output is being replaced
+    own = panel.locator(".jp-CodeCell").nth(instrument_cells[index])
+    explorer = own.locator(".course-explorer").first
     explorer.scroll_into_view_if_needed()
     banner = explorer.locator(".course-explorer-offline")
     banner.wait_for(state="visible", timeout=UPDATE_MS)
@@ -643,11 +667,6 @@ def follow_the_banner_after_a_restart(page, panel, nb, stem: str) -> None:
     assert named or "Run this cell again" in said, f"{stem}: the banner says what to run? {said!r}"
     cells = panel.locator(".jp-CodeCell").all()
     firsts = [first_line(c.source) for c in nb.cells if c.cell_type == "code"]
-    # the instrument's cell by its position: a locator filtered by "has an explorer" would
-    # match the next instrument's cell while this one's output is being replaced
-    own_index = panel.locator(".jp-CodeCell").evaluate_all(
-        "cells => cells.findIndex(c => c.querySelector('.course-explorer'))")
-    own = panel.locator(".jp-CodeCell").nth(own_index)
     ran = []
     for line in named:
         assert line in firsts, f"{stem}: the banner names a cell that is not there: {line!r}"
@@ -670,8 +689,328 @@ def follow_the_banner_after_a_restart(page, panel, nb, stem: str) -> None:
     fresh = own.locator(".course-explorer").first
     assert "jupyter-widgets-disconnected" not in (fresh.get_attribute("class") or ""), \
         f"{stem}: the instrument's controls did not come back"
-    shoot(page, f"{stem}-student-after-restart")
-    assert nudge(page, fresh, image_src(fresh)), f"{stem}: after the restart the instrument does not redraw"
+    return fresh
+
+
+# ---------------------------------------------------------------- saving (issue 38, item 1)
+
+SHOWN = """async cell => {
+    // what an instrument cell shows: its explorer's title, controls, picture (a digest of
+    // the bytes), and whether the note saying what to run is on screen
+    const e = cell.querySelector('.course-explorer');
+    if (!e) return {explorer: false, text: cell.innerText.slice(0, 300)};
+    const img = e.querySelector('img');
+    let digest = null;
+    if (img && img.src && img.naturalWidth > 0) {
+        const bytes = await (await fetch(img.src)).arrayBuffer();
+        digest = [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))]
+            .map(b => b.toString(16).padStart(2, '0')).join('');
+    }
+    const title = e.querySelector('.course-explorer-title');
+    const note = e.querySelector('.course-explorer-offline');
+    return {explorer: true, title: title ? title.innerText.trim() : '',
+            controls: e.querySelectorAll('CONTROLS').length, digest,
+            note: note && note.offsetParent !== null ? note.innerText.trim() : ''};
+}""".replace("CONTROLS", CONTROLS)
+SAVING_MS = 30_000
+
+
+def instrument_cells_of(panel, nb) -> list:
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    cells = panel.locator(".jp-CodeCell").all()
+    return [cell for cell, source in zip(cells, code) if explore_calls_in(source.source)]
+
+
+def shown(page, panel, nb) -> list[dict]:
+    """What each instrument cell shows, once its explorer has its picture (or a load's
+    patience has run out)."""
+    found = []
+    for cell in instrument_cells_of(panel, nb):
+        cell.scroll_into_view_if_needed()
+        try:
+            page.wait_for_function("el => { const i = el.querySelector('.course-explorer img');"
+                                   " return i && i.naturalWidth > 0; }",
+                                   arg=cell.element_handle(), timeout=LOAD_MS)
+        except Exception:  # playwright's TimeoutError: what the cell shows says the rest
+            pass
+        found.append(cell.evaluate(SHOWN))
+    return found
+
+
+def workspace_for(what: str, path: str) -> str:
+    """A workspace name of letters, digits and dashes (JupyterLab opens no file in one whose
+    name has a dot)."""
+    return re.sub(r"[^A-Za-z0-9-]+", "-", f"{what}-{path.removesuffix('.ipynb')}")
+
+
+def saving_copy(lab, stem: str, scenario: str) -> str:
+    """A fresh copy of the completed notebook for one saving scenario; its path in the lab."""
+    path = f"saving/{scenario}-{stem}.ipynb"
+    (lab.root / "saving").mkdir(exist_ok=True)
+    (lab.root / path).write_bytes((lab.root / "completed" / f"{stem}.ipynb").read_bytes())
+    return path
+
+
+def run_all_and_move_every_instrument(lab, path: str, stem: str):
+    """Open, Run All, change one control of every instrument (so that its last picture is not
+    its first, which the output's PNG holds), save; (page, context, panel, nb, what each
+    instrument shows)."""
+    context, page, panel, blocked = lab.open(path, workspace_for("saving", path))
+    run_all(page)
+    nb = submissions_read(lab.root / path)
+    for index, explorer in enumerate(panel.locator(".course-explorer").all()):
+        explorer.scroll_into_view_if_needed()
+        wait_images(page, explorer)
+        assert nudge(page, explorer, image_src(explorer)), f"{stem}: instrument {index} did not redraw"
+    page.wait_for_timeout(500)  # the kernel's last messages (number boxes) arrive
+    before = shown(page, panel, nb)
+    save(page, panel)
+    assert not blocked, f"{stem}: non-local requests: {blocked}"
+    return page, context, panel, nb, before
+
+
+def saved_widget_problems(lab, path: str) -> list[str]:
+    """The saved file: every instrument output keeps its widget view, and the view's model
+    with every model it names is in the file's widget state."""
+    from helpers.saved_widgets import STATE, VIEW, with_references
+
+    nb = submissions_read(lab.root / path)
+    state = nb.metadata.get("widgets", {}).get(STATE, {}).get("state", {})
+    problems = []
+    for cell in nb.cells:
+        if cell.cell_type != "code" or not explore_calls_in(cell.source):
+            continue
+        views = [o.data[VIEW]["model_id"] for o in cell.outputs if VIEW in o.get("data", {})]
+        if not views:
+            problems.append(f"{rerun_first_line(cell.source)!r}: the saved output has no widget view "
+                            f"(its PNG, the cell's first picture, would be shown)")
+        for model_id in views:
+            if model_id not in state:
+                problems.append(f"{rerun_first_line(cell.source)!r}: its widget's state was not saved")
+                continue
+            found = with_references(state, [model_id])
+            missing = set().union(*(json_references(state[m]) for m in found)) - found
+            if missing:
+                problems.append(f"{rerun_first_line(cell.source)!r}: models it names are not saved: {missing}")
+    return problems
+
+
+def json_references(value) -> set[str]:
+    import json
+    return set(re.findall(r"IPY_MODEL_([0-9a-f]+)", json.dumps(value)))
+
+
+def rerun_first_line(source: str) -> str:
+    from helpers.rerun import first_line
+    return first_line(source)
+
+
+def reopened_shows(lab, path: str, stem: str, expected: list[dict], shot: str) -> list[str]:
+    """Reopen the saved file (a fresh kernel): each instrument shows its title, controls,
+    the picture ``expected`` says it last showed, and the note saying what to run."""
+    context, page, panel, blocked = lab.open(path, workspace_for("reopened", path))
+    try:
+        nb = submissions_read(lab.root / path)
+        now = shown(page, panel, nb)
+        shoot(page, shot)
+        for index, cell in enumerate(instrument_cells_of(panel, nb)):  # the cell: what it shows
+            cell.scroll_into_view_if_needed()
+            try:
+                cell.locator(".jp-OutputArea").first.screenshot(
+                    path=str(SCREENSHOTS / f"{shot}-instrument-{index}.png"))
+            except Exception:  # a screenshot is never the reason a test fails
+                pass
+        problems = []
+        if len(now) != len(expected):
+            return [f"{stem}: {len(now)} instrument cells, {len(expected)} expected"]
+        for index, (was, seen) in enumerate(zip(expected, now)):
+            where = f"{stem}: instrument {index} ({was.get('title')!r})"
+            if not seen["explorer"]:
+                problems.append(f"{where} is no longer a widget; the cell shows {seen['text']!r}")
+                continue
+            if seen["title"] != was["title"] or seen["controls"] < was["controls"]:
+                problems.append(f"{where} lost its title or controls: {seen}")
+            if seen["digest"] != was["digest"]:
+                problems.append(f"{where} does not show its last picture")
+            if not re.search(r"Run this cell again|To use them again", seen["note"]):
+                problems.append(f"{where} does not say what to run: {seen['note']!r}")
+        if panel.get_by_text(re.compile("Error displaying widget")).count():
+            problems.append(f"{stem}: a widget error is shown")
+        if blocked:
+            problems.append(f"{stem}: non-local requests: {blocked}")
+        return problems
+    finally:
+        context.close()
+        lab.server.shutdown_kernels()
+
+
+def edit_first_code_cell(page, panel) -> None:
+    """Type a comment at the end of the first code cell, as a student edits an answer."""
+    editor = panel.locator(".jp-CodeCell .cm-content").first
+    editor.scroll_into_view_if_needed()
+    editor.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\n# edited")
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => document.querySelectorAll('.lm-TabBar-tab.jp-mod-dirty').length > 0",
+                           timeout=SAVING_MS)
+
+
+def test_a_save_with_a_fresh_kernel_keeps_every_instrument(lab):
+    """Run All, move every instrument, save, close. Reopen (a fresh kernel: the instruments
+    are restored, not live), edit a cell, save, close. Reopened again, every instrument shows
+    its title, controls, last picture and what to run (issue 38: 06's roofline became its
+    first PNG, with no title, controls or note)."""
+    stem = "02_autograd"
+    path = saving_copy(lab, stem, "fresh")
+    page, context, panel, nb, before = run_all_and_move_every_instrument(lab, path, stem)
+    context.close()
+    lab.server.shutdown_kernels()
+    context, page, panel, blocked = lab.open(path, "saving-fresh-again")
+    try:
+        shown(page, panel, nb)  # the restored instruments are on the page
+        edit_first_code_cell(page, panel)
+        save(page, panel)
+    finally:
+        context.close()
+        lab.server.shutdown_kernels()
+    problems = saved_widget_problems(lab, path) + reopened_shows(lab, path, stem, before, "saving-fresh")
+    assert not problems, "\n".join(problems)
+
+
+def test_a_save_after_a_restart_and_one_instrument_rerun_keeps_the_others(lab):
+    """Run All, move every instrument, save; restart the kernel; run the first instrument's
+    cell again (with the cells its note names); save, close. Reopened, the first instrument
+    shows its new picture and every other one its last picture from before the restart, each
+    with its title, controls and note (issue 38: 01's other instrument was reduced)."""
+    stem = "01_tensors"
+    path = saving_copy(lab, stem, "restart")
+    page, context, panel, nb, before = run_all_and_move_every_instrument(lab, path, stem)
+    try:
+        assert len(before) >= 2, f"{stem}: the scenario needs two instruments"
+        restart_kernel(page, panel)
+        follow_the_banner(page, panel, nb, stem, 0)
+        page.wait_for_timeout(500)
+        before[0] = shown(page, panel, nb)[0]  # the rerun's picture is the last one now
+        save(page, panel)
+    finally:
+        context.close()
+        lab.server.shutdown_kernels()
+    problems = saved_widget_problems(lab, path) + reopened_shows(lab, path, stem, before, "saving-restart")
+    assert not problems, "\n".join(problems)
+
+
+def test_autosave_of_a_background_tab_keeps_every_instrument(lab):
+    """Run All, move every instrument, save, close. Reopen with autosave every 2 s (a fresh
+    kernel), edit a cell, open a launcher over it, and let autosave save it in the background.
+    Reopened, every instrument shows its title, controls, last picture and note (issue 38:
+    02's autosave reduced all three)."""
+    stem = "02_autograd"
+    path = saving_copy(lab, stem, "autosave")
+    page, context, panel, nb, before = run_all_and_move_every_instrument(lab, path, stem)
+    context.close()
+    lab.server.shutdown_kernels()
+    with lab.server.lab_setting("@jupyterlab/docmanager-extension:plugin", {"autosaveInterval": 2}):
+        context, page, panel, blocked = lab.open(path, "saving-autosave-again")
+        try:
+            shown(page, panel, nb)
+            edit_first_code_cell(page, panel)
+            page.locator(".lm-MenuBar-item", has_text=re.compile(r"^File$")).click()
+            page.locator(".lm-Menu-item:not(.lm-mod-disabled)",
+                         has_text=re.compile(r"^New Launcher")).first.click()
+            page.locator(".jp-Launcher").first.wait_for()
+            assert not panel.is_visible(), "the notebook is not in the background"
+            page.wait_for_function(
+                "() => document.querySelectorAll('.lm-TabBar-tab.jp-mod-dirty').length === 0",
+                timeout=SAVING_MS)
+        finally:
+            context.close()
+            lab.server.shutdown_kernels()
+    assert "# edited" in (lab.root / path).read_text(), "autosave did not save the edit"
+    problems = saved_widget_problems(lab, path) + reopened_shows(lab, path, stem, before, "saving-autosave")
+    assert not problems, "\n".join(problems)
+
+
+def code_cells(page, panel, count: int) -> list:
+    """The page's code cells, once all ``count`` are there (a busy machine renders a long
+    notebook's cells over several frames)."""
+    try:
+        page.wait_for_function("([panel, n]) => panel.querySelectorAll('.jp-CodeCell').length >= n",
+                               arg=[panel.element_handle(), count], timeout=LOAD_MS)
+    except Exception:  # playwright's TimeoutError: the caller's check says what is missing
+        pass
+    return panel.locator(".jp-CodeCell").all()
+
+
+def test_an_instrument_cell_run_alone_says_which_cells_to_run_first(lab):
+    """Issue 38 item 2: in a fresh kernel, 02's branchy instrument cell run alone said
+    "NameError: name 'helpers' is not defined". It imports its helper, and the name the
+    student defines first is answered with the cells to run, as a test cell's "Not answered
+    yet" is: one line, no traceback. Running those cells, then it again, makes the instrument."""
+    from helpers.rerun import first_line
+
+    stem = "02_autograd"
+    nb = submissions_read(lab.root / "completed" / f"{stem}.ipynb")
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    target = next(k for k, c in enumerate(code) if "explore(branchy" in c.source)
+    context, page, panel, blocked = lab.open(f"completed/{stem}.ipynb", f"alone-{stem}")
+    try:
+        cells = code_cells(page, panel, len(code))
+        own = cells[target]
+        run_cell(page, own)
+        said = " ".join(" ".join(t.split()) for t in outputs_of(own, ERROR_OUTPUT))
+        own.scroll_into_view_if_needed()
+        shoot(page, f"{stem}-instrument-cell-alone")
+        assert said.startswith("Not defined yet: branchy. Run the cell that begins"), said[:400]
+        assert "“def branchy(x):”" in said and "Traceback" not in said and "NameError" not in said, said
+        firsts = [first_line(c.source) for c in code]
+        for line in re.findall(r"the cell that begins “(.+?)”", said):
+            assert line in firsts, f"the message names a cell that is not there: {line!r}"
+            run_cell(page, cells[firsts.index(line)])
+        run_cell(page, own)
+        assert not outputs_of(own, ERROR_OUTPUT), outputs_of(own, ERROR_OUTPUT)
+        explorer = own.locator(".course-explorer").first
+        wait_images(page, explorer)
+        assert "jupyter-widgets-disconnected" not in (explorer.get_attribute("class") or "")
+        assert not blocked, f"non-local requests: {blocked}"
+    finally:
+        context.close()
+        lab.server.shutdown_kernels()
+
+
+def test_the_stride_explorer_shows_every_hint_whole_and_says_what_it_shows(lab):
+    """Issue 38 item 6: each op's argument hint fits its box (slice's was cut off), and while
+    "then: slice" waits for its arguments an index that does not fit is said, not silently
+    drawn elsewhere."""
+    stem = "01_tensors"
+    nb = submissions_read(lab.root / "completed" / f"{stem}.ipynb")
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    target = next(k for k, c in enumerate(code) if "helpers.strides.explore(" in c.source)
+    context, page, panel, blocked = lab.open(f"completed/{stem}.ipynb", f"strides-{stem}")
+    try:
+        own = code_cells(page, panel, len(code))[target]
+        run_cell(page, own)  # it imports what it uses: it runs alone
+        explorer = own.locator(".course-explorer").first
+        wait_images(page, explorer)
+        then = explorer.locator("select").nth(1)
+        for op in [o.get_attribute("value") for o in then.locator("option").all()]:
+            then.select_option(value=op)
+            page.wait_for_timeout(300)
+            check_controls_read_whole(explorer, f"stride explorer, then {op}")
+        then.select_option(value="slice")
+        index = explorer.locator("input[type=text]").last
+        index.fill("9, 9")
+        index.press("Enter")
+        page.wait_for_function("el => el.innerText.includes('does not fit')", arg=explorer.element_handle(),
+                               timeout=UPDATE_MS)
+        said = " ".join(explorer.locator(".course-explorer-note").inner_text().split())
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        explorer.screenshot(path=str(SCREENSHOTS / f"{stem}-stride-index-does-not-fit.png"))
+        assert "Index (9, 9) does not fit shape" in said and "type the arguments of slice" in said, said
+        assert not blocked, f"non-local requests: {blocked}"
+    finally:
+        context.close()
+        lab.server.shutdown_kernels()
 
 
 def shoot(page, name: str) -> None:
@@ -743,8 +1082,15 @@ def test_validate_leads_with_one_line_per_failing_cell(lab):
     try:
         classes, text, entries = validate(page, shot=f"validate-untouched-{stem}")
         assert "validation-failed" in classes, f"Validate did not fail the untouched release:\n{text}"
-        assert [name for name, _ in entries] == [f"{n} ({p})" for n, p in zip(names, _points(released))], \
+        (count, _), *entries = entries
+        # the dialog leads with the count (its own heading hidden), then one entry a cell
+        assert count == f"{len(names)} not answered" and text.strip().startswith(count), text[:300]
+        assert text.count("The following cell failed") == len(names), text[:600]
+        # (a long name wraps in its box)
+        assert [" ".join(name.split()) for name, _ in entries] == \
+            [f"{n} ({p})" for n, p in zip(names, _points(released))], \
             f"the failing cells are not named by their exercises:\n{text}"
+        assert len(set(names)) == len(names), f"two entries read alike: {names}"
         for name, message in entries:
             assert message.startswith("Not answered yet") and "\n" not in message, (name, message)
         assert text.count("Not answered yet") == len(names), f"a message is repeated:\n{text}"
@@ -760,6 +1106,13 @@ def test_validate_leads_with_one_line_per_failing_cell(lab):
     context, page, panel, blocked = lab.open(f"student/{stem}.ipynb", f"validate-student-{stem}")
     try:
         classes, text, entries = validate(page, shot=f"validate-student-{stem}")
+        (count, _), *entries = entries
+        # what failed first, then what is not answered yet (issue 38: the one real failure
+        # came last, after fourteen "Not answered yet"), counted on top
+        unanswered = [message.startswith("Not answered yet") for _, message in entries]
+        assert unanswered == sorted(unanswered) and not all(unanswered), [n for n, _ in entries]
+        assert count.startswith(f"{unanswered.count(False)} failed, {unanswered.count(True)} not answered"), count
+        assert text.strip().startswith(count), text[:300]
         said = " ".join(" ".join(message.split()) for _, message in entries).lower()
         for grade_id, phrase in lab.phrases[stem].items():
             assert phrase.lower() in said, f"{grade_id}: Validate does not say {phrase!r}:\n{text}"
@@ -776,7 +1129,7 @@ def _points(nb) -> list[str]:
 
 
 INSTRUCTOR_TOOLS = ("Formgrader", "Create Assignment", "Assignment List", "Course List", "Nbgrader")
-LOG_PROBLEMS = (re.compile(r"^\[E "), re.compile(r"No nbgrader_config\.py"),
+LOG_PROBLEMS = (re.compile(r"^\[E "), re.compile(r"No nbgrader_config\.py"), re.compile(r"websocket_ping_timeout"),
                 re.compile(r"not a subdirectory of the notebook server root"),
                 re.compile(r"exchange directory", re.I), re.compile(r"Error fetching courses", re.I))
 

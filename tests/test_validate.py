@@ -16,6 +16,7 @@ import pytest
 from traitlets.config import Config
 
 from authoring import submissions
+from conftest import REPO
 from helpers.validate import CourseValidator
 
 STEM = "01_tensors"
@@ -58,10 +59,12 @@ def test_the_release_shows_no_markers_and_the_gradebook_keeps_them(course):
 def test_an_untouched_release_is_one_not_answered_line_per_exercise(course):
     nb = released(course)
     results = validate(course, nb, "untouched")
-    failed = results["failed"]
+    count, *failed = results["failed"]
     graded = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")
               and not c.metadata.nbgrader.get("solution")]
     assert len(failed) == len(graded)
+    assert count["source"] == count["count"] == f"{len(graded)} not answered", count
+    assert len({e["source"] for e in failed}) == len(failed), "two exercises read alike"
     for entry in failed:
         assert "checks." not in entry["source"] and "[mc:" not in json.dumps(entry), entry
         assert entry["source"].startswith(("Exercise ", "Quick quiz")), entry["source"]
@@ -77,8 +80,14 @@ def test_wrong_answers_are_named_with_their_misconception_and_the_reference_pass
     nb, wronged = submissions.partly_wrong(STEM, source, released(course), rest_untouched=True)
     wrong, _ = submissions.load_variants(STEM)
     phrases = {g: submissions.unpack(wrong[g][0])[1] for g in wronged}
-    said = " ".join(" ".join(e["raw_error"].split()) for e in validate(course, nb, "half")["failed"]).lower()
+    count, *failed = validate(course, nb, "half")["failed"]
+    said = " ".join(" ".join(e["raw_error"].split()) for e in failed).lower()
     assert [p for p in phrases.values() if p.lower() in said], (phrases, said[:600])
+    # the count line, then what failed, then what is not answered yet (issue 38: the one real
+    # failure came last, after fourteen "Not answered yet")
+    unanswered = [e["raw_error"].startswith("Not answered yet") for e in failed]
+    assert unanswered == sorted(unanswered) and not all(unanswered), [e["source"] for e in failed]
+    assert count["count"].startswith(f"{unanswered.count(False)} failed, {unanswered.count(True)} not answered")
     assert "failed" not in validate(course, submissions.reference(source, released(course)), "done")
 
 
@@ -91,3 +100,32 @@ def test_a_marker_goes_with_the_space_that_followed_it():
     assert without_markers(source) == ('with checks.because("The answer is a count."):\n'
                                        '    checks.expect_true(ok, "It is not a count.")\n'
                                        "    checks.expect_true(ok, 'Tight.')")
+
+
+def test_every_quiz_and_exercise_of_a_release_has_its_own_name():
+    """Issue 38: two of 01's Validate entries read 'Quick quiz in “Broadcasting” (1 point)': a
+    release's answer cell is a stub, so the quiz's variable is read from its test cell. Every
+    notebook, its answer cells stubbed as a release stubs them: every graded cell's name is
+    its own."""
+    from helpers import verdicts
+
+    for path in sorted((REPO / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(str(path), as_version=4)
+        for cell in nb.cells:
+            if cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
+                cell.source = "# YOUR CODE HERE\nraise NotImplementedError()"
+        names = [v.name for v in verdicts.verdicts(nb)]
+        assert len(set(names)) == len(names), f"{path.stem}: {[n for n in names if names.count(n) > 1]}"
+        quizzes = [v for v in verdicts.verdicts(nb) if "-quiz-" in v.grade_id]
+        assert all(":" in v.name or "(" in v.name for v in quizzes), [v.name for v in quizzes]
+
+
+def test_the_count_line_says_what_failed_and_what_is_not_answered():
+    from helpers.validate import count_line
+
+    def entry(message):
+        return {"raw_error": message}
+    entries = [entry("Check failed: x"), *[entry("Not answered yet: y")] * 14]
+    assert count_line(entries, 15) == "1 failed, 14 not answered"
+    assert count_line(entries[1:], 16) == "14 not answered, 2 passed"
+    assert count_line([entry("NameError: z")], 3) == "1 failed, 2 passed"
