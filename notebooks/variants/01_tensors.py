@@ -215,7 +215,7 @@ WRONG = {
         ("def modifies_input(f, x):\n"
          "    argument = x.clone()\n"
          "    f(argument)\n"
-         "    return bool(argument.sum() != x.sum())\n", "sums", "inplace.compare-sums"),
+         "    return bool(argument.sum() != x.sum())\n", "not its sum", "inplace.compare-sums"),
         ("def modifies_input(f, x):\n"
          "    argument = x.clone()\n"
          "    f(argument)\n"
