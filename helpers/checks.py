@@ -515,10 +515,22 @@ def expect_raises(kind: type[BaseException], call, *args, name: str = "result",
           + (f" {why}" if why else ""))
 
 
+def _unchanged(tensor: torch.Tensor, saved: torch.Tensor) -> bool:
+    """The same shape, dtype and values, a NaN where there was a NaN (torch.equal calls an
+    untouched NaN changed, since NaN != NaN)."""
+    if tensor.shape != saved.shape or tensor.dtype != saved.dtype:
+        return False
+    if tensor.is_floating_point() or tensor.is_complex():
+        holes = torch.isnan(saved)
+        return bool(torch.equal(torch.isnan(tensor), holes)
+                    and torch.equal(tensor.masked_fill(holes, 0), saved.masked_fill(holes, 0)))
+    return bool(torch.equal(tensor, saved))
+
+
 @_counted
 def expect_untouched(tensor: torch.Tensor, saved: torch.Tensor, name: str = "the input") -> None:
     """Check that a function left its argument as it was (no in-place writes)."""
-    if tensor.shape != saved.shape or not torch.equal(tensor, saved):
+    if not _unchanged(tensor, saved):
         _fail(f"{name} was modified in place: assignments like x[mask] = 0 and methods "
               "with a trailing underscore (x.clamp_()) write into the caller's tensor. "
               "Work on a copy (x.clone()) or use an out-of-place operation.")

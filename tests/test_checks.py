@@ -68,6 +68,15 @@ def test_expect_untouched_names_in_place_writes():
     checks.expect_untouched(saved.clone(), saved)
 
 
+def test_expect_untouched_sees_an_untouched_nan_as_untouched():
+    """torch.equal calls NaN != NaN: a NaN the function left alone is not a write, a NaN it
+    wrote (or an inf it turned into a finite value) is."""
+    saved = torch.tensor([1.0, float("nan"), float("inf")])
+    checks.expect_untouched(saved.clone(), saved)
+    fails_with("in place", checks.expect_untouched, torch.tensor([1.0, 2.0, float("inf")]), saved)
+    fails_with("in place", checks.expect_untouched, torch.tensor([1.0, float("nan"), 3.4e38]), saved)
+
+
 def test_shares_memory():
     x = torch.arange(6)
     checks.expect_shares_memory(x[2:], x)
