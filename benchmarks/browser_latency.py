@@ -16,6 +16,18 @@ the machine's load; nothing here asserts them.
 The first row, "the lab's own round trip", is no instrument: a text box whose kernel-side
 handler only swaps a 300x40 SVG. It is the floor under every instrument here: key, the
 message to the kernel through the server and back, and the new picture decoded and painted.
+
+Each sample is also split where the time goes, by the page's clock and the kernel's (each
+message's header says when the kernel made it): the page until its message leaves ("send"),
+the server and the kernel until the kernel says it is busy ("to kernel"), the kernel until it
+makes the picture's message ("kernel": the instrument's model, drawing and SVG, and the
+widget messages before it), that message's way to the page ("back"), the page until the
+image's src is set ("widget"), decoding ("decode") and the next frame ("paint").
+
+``--before REF`` measures, in the same run, a second lab whose ``--paths`` (default
+helpers/explorer.py) are as they were at git REF, on its own copies of the same notebooks;
+both labs have the notebook open and take turns change by change, so that both see the
+same load.
 """
 
 from __future__ import annotations
@@ -171,7 +183,9 @@ def actions(page, explorer):
                                lambda s=select, v=current: s.select_option(value=v)]
 
 
-def measure(page, explorer, repeat: int) -> tuple[str, list[float], list[dict]]:
+def ready(page, explorer):
+    """Install the clock and find a control change that redraws (then undo it); (label, do,
+    undo), or None when no control redraws."""
     explorer.evaluate(CLOCK)
     for label, (do, undo) in actions(page, explorer):
         before = samples(explorer)
@@ -183,15 +197,33 @@ def measure(page, explorer, repeat: int) -> tuple[str, list[float], list[dict]]:
         undo()
         wait_sample(page, explorer, before + 1)
         page.wait_for_timeout(300)
-        start = samples(explorer)
-        for k in range(repeat):
+        return label, do, undo
+    return None
+
+
+def measure(pages: dict, repeat: int) -> dict:
+    """{lab: (label, samples, parts)} for one instrument open in each lab's page: ``repeat``
+    changes each, taking turns change by change (the labs swap who goes first every round),
+    so that a change in one lab and the next in the other meet the same load."""
+    found = {which: ready(page, explorer) for which, (page, explorer) in pages.items()}
+    taking = [which for which, got in found.items() if got]
+    starts = {which: samples(pages[which][1]) for which in taking}
+    for k in range(repeat):
+        for which in (taking if k % 2 == 0 else taking[::-1]):
+            page, explorer = pages[which]
+            _label, do, undo = found[which]
             count = samples(explorer)
             (do if k % 2 == 0 else undo)()
             wait_sample(page, explorer, count)
             page.wait_for_timeout(150)  # a student does not type faster than this
-        return label, explorer.evaluate("el => el.__clock.samples").copy()[start:], \
-            explorer.evaluate("el => el.__clock.parts").copy()[start:]
-    return "no control redrew", [], []
+    result = {}
+    for which, (_page, explorer) in pages.items():
+        if not found[which]:
+            result[which] = ("no control redrew", [], [])
+            continue
+        result[which] = (found[which][0], explorer.evaluate("el => el.__clock.samples").copy()[starts[which]:],
+                         explorer.evaluate("el => el.__clock.parts").copy()[starts[which]:])
+    return result
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -281,24 +313,32 @@ def main() -> None:
             with chromium() as browser:
                 labs = {which: browser_test.Lab(server, browser, roots[which]) for which, server in servers.items()}
                 for stem in stems:
-                    for which, lab in labs.items():  # alternating, so that both see the same load
-                        context, page, panel, _ = lab.open(f"{stem}.ipynb", f"latency-{stem}",
-                                                           init_script=WEBSOCKET_LOG)
-                        try:
+                    opened = {}
+                    try:
+                        for which, lab in labs.items():  # both notebooks live, each in its lab
+                            context, page, panel, _ = lab.open(f"{stem}.ipynb", f"latency-{stem}",
+                                                               init_script=WEBSOCKET_LOG)
+                            opened[which] = (context, page, panel)
                             browser_test.run_all(page)
-                            for index, explorer in enumerate(panel.locator(".course-explorer").all()):
+                        count = min(panel.locator(".course-explorer").count() for _, _, panel in opened.values())
+                        for index in range(count):
+                            pages = {}
+                            for which, (_, page, panel) in opened.items():
+                                explorer = panel.locator(".course-explorer").nth(index)
                                 explorer.scroll_into_view_if_needed()
-                                title = explorer.locator(".course-explorer-title")
-                                name = title.first.inner_text() if title.count() else f"instrument {index}"
-                                started = time.perf_counter()
-                                label, times, parts = measure(page, explorer, args.repeat)
+                                pages[which] = (page, explorer)
+                            title = explorer.locator(".course-explorer-title")
+                            name = title.first.inner_text() if title.count() else f"instrument {index}"
+                            started = time.perf_counter()
+                            for which, (label, times, parts) in measure(pages, args.repeat).items():
                                 rows.append((which, stem, name, label, times, parts))
-                                print(f"  {which} {stem} {name}: {len(times)} samples in "
-                                      f"{time.perf_counter() - started:.0f} s; messages back for one "
-                                      f"change: {parts[-1]['types'] if parts else '-'}", file=sys.stderr)
-                        finally:
+                                print(f"  {which} {stem} {name}: {len(times)} samples; messages back for "
+                                      f"one change: {parts[-1]['types'] if parts else '-'}", file=sys.stderr)
+                            print(f"  ({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+                    finally:
+                        for which, (context, _, _) in opened.items():
                             context.close()
-                            lab.server.shutdown_kernels()
+                            labs[which].server.shutdown_kernels()
         finally:
             for server in servers.values():
                 server.stop()
