@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextvars
 import random
 import sys
+from collections.abc import Mapping
 
 from helpers.grading import wire
 
@@ -221,16 +222,25 @@ class Observed:
                           str(data.get("message", "")))
         return wire.decode(data)
 
-    def value(self, key: str, hint: str = ""):
-        """The value under ``key``; if the student's code raised, a failed check that says
-        what it raised (and ``hint``)."""
+    def value(self, key: str, hint: str | Mapping[str, str] = ""):
+        """The value under ``key``; if the student's code raised, a failed check that says what
+        it raised and ``hint``: a sentence, or (as ``checks.explain_errors`` takes them in the
+        kernel) a mapping from a fragment of the error's text to the hint it earns ("" matches
+        any error)."""
         from helpers import checks
         found = self.outcome(key)
-        if isinstance(found, Raised):
-            said = f"{key} raised {found}"
-            said = said if said.endswith((".", "!", "?")) else said + "."
-            raise checks.CheckFailed(f"{said} {hint}".strip())
-        return found
+        if not isinstance(found, Raised):
+            return found
+        said = f"{key} raised {found}"
+        said = said if said.endswith((".", "!", "?")) else said + "."
+        if isinstance(hint, Mapping):
+            hint = next((why for fragment, why in hint.items() if fragment.lower() in str(found).lower()), "")
+        raise checks.CheckFailed(f"{said} {hint}".strip())
+
+    def raised(self, key: str):
+        """What the student's code raised under ``key`` (a ``Raised``), or None when it returned."""
+        found = self.outcome(key)
+        return found if isinstance(found, Raised) else None
 
     __getitem__ = value
 

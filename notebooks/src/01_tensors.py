@@ -354,19 +354,18 @@ for shape in [(2, 3), (4, 5, 6), (7,), (2, 1, 3), (1,), (3, 1), (2, 3, 4, 5), (5
     probe.call(f"row_major_strides({shape})", row_major_strides, shape)
 ### JUDGE
 from helpers.grading.probe import got
-from helpers import judged
 
 _hint = ("[mc:strides.row-major-rule] A dim's stride is the product of the sizes of all "
          "the dims after it; the last dim's stride is 1.")
 for _shape in [(2, 3), (4, 5, 6), (7,), (2, 1, 3), (1,), (3, 1), (2, 3, 4, 5), (5, 1, 1, 2),
                (6, 7, 8), (), (10 ** 6,) * 3, (10 ** 7, 3, 10 ** 5)]:
     _key = f"row_major_strides({_shape})"
-    _error = judged.raised(_key)
+    _error = got.raised(_key)
     checks.expect_true(_error is None or max(_shape, default=0) < 10 ** 6,
                        f"{_key} raised {_error and _error.type_name}. [mc:strides.made-a-tensor] The "
                        "strides follow from the shape alone: making a tensor to read its .stride() "
                        "fails for a shape this large.")
-    _got = judged.value(_key, {"": _hint})
+    _got = got.value(_key, {"": _hint})
     with checks.because(_hint):
         checks.expect_type(_got, (tuple, list, torch.Size), _key)
     _got, _want = tuple(_got), torch.empty(_shape, device="meta").stride()   # meta allocates nothing
@@ -471,7 +470,6 @@ for x, k, name in cases():
     probe.call(f"windows on {name}", run, x, k)
 ### JUDGE
 from helpers.grading.probe import got
-from helpers import judged
 
 _hint = ("[mc:strides.windows-recipe] Row i of the result is x[i:i + k]: work out how many "
          "storage cells one step along each of its two dims moves, and where element (0, 0) sits.")
@@ -483,7 +481,7 @@ for _x, _k, _name in [(_base[3:9], 3, "base[3:9], k = 3"), (_base[1:21:2], 2, "b
                       (torch.arange(7.0)[2:], 5, "k = n: one window"),
                       (_m.t()[3, 1:], 3, "a row of a transpose, k = 3")]:
     _key = f"windows on {_name}"
-    _seen = judged.value(_key, {"": _hint})
+    _seen = got.value(_key, {"": _hint})
     _got = _seen["windows"]
     _rows, _o, _s = len(_x) - _k + 1, _x.storage_offset(), _x.stride(0)
     with checks.because(_hint):
@@ -738,7 +736,6 @@ for (a, b), name in [
     probe.call(f"shares_cells for {name}", shares_cells, a, b)
 ### JUDGE
 from helpers.grading.probe import got
-from helpers import judged
 
 _hint = ("[mc:views.cells] Two tensors share a cell when they use one storage AND at least "
          "one storage position is used by both (section 2's formula gives an element's position).")
@@ -770,7 +767,7 @@ for _name, _want, _why in [
         ("the diagonal and row 2 of a 4×4 grid", True, _arithmetic),
         ("an expanded row and a column", True, _arithmetic)]:
     _key = f"shares_cells for {_name}"
-    _got = judged.value(_key, {"": _hint})
+    _got = got.value(_key, {"": _hint})
     with checks.because("[mc:views.cells] Return True or False."):
         checks.expect_type(_got, (bool, np.bool_), _key)
     checks.expect_true(bool(_got) == _want, f"{_key} returned {bool(_got)}: it should say {_want}. {_why}")
@@ -838,7 +835,6 @@ for h, w, p in [(6, 4, 2), (3, 9, 3), (5, 5, 1), (4, 4, 4), (6, 6, 3), (8, 12, 4
     probe.call(f"tiles on a ({h}, {w}) img, p = {p}", run, h, w, p, h * w + p)
 ### JUDGE
 from helpers.grading.probe import got
-from helpers import judged
 
 _hint = ("[mc:views.tiles] Split each axis into (number of tiles, p), then move the two "
          "tile-number axes in front of the two within-tile axes.")
@@ -849,7 +845,7 @@ for _h, _w, _p, _key in [(4, 6, 2, "tiles(img, 2) for a (4, 6) img")] + [
         _h, _w, generator=torch.Generator().manual_seed(_h * _w + _p))
     _want = torch.stack([torch.stack([_img[i * _p:(i + 1) * _p, j * _p:(j + 1) * _p]
                                       for j in range(_w // _p)]) for i in range(_h // _p)])
-    _seen = judged.value(_key, {"": _hint})
+    _seen = got.value(_key, {"": _hint})
     _got = _seen["tiles"]
     with checks.because(_hint):
         checks.expect_type(_got, torch.Tensor, _key)
@@ -1095,7 +1091,6 @@ for shape, strides, target in [
     probe.call(f"broadcast_strides({shape}, {strides}, {target})", broadcast_strides, shape, strides, target)
 ### JUDGE
 from helpers.grading.probe import got
-from helpers import judged
 
 _rule = ("[mc:broadcast.strides-rule] Line the shapes up on the right. An axis the operand "
          "lacks, or has with size 1 against a larger size, is read with stride 0; an axis "
@@ -1113,12 +1108,12 @@ for _shape, _strides, _target in [
         ((2, 3), (1, 2), (6, 2, 3)), ((1,), (9,), (8,)), ((1, 1), (1, 1), (2, 3)),
         (_huge, (10 ** 7, 1, 1), (3,) + _huge), ((6, 1), (2, 1), (1, 6, 10 ** 9)), ((1,), (1,), (1,))]:
     _key = f"broadcast_strides({_shape}, {_strides}, {_target})"
-    _error = judged.raised(_key)
+    _error = got.raised(_key)
     checks.expect_true(_error is None or _error.is_a(ValueError) or max(_shape, default=0) < 10 ** 7,
                        f"broadcast_strides on a (10⁷, 1, 10⁷) operand raised {_error and _error.type_name}. "
                        "[mc:strides.made-a-tensor] The strides follow from the shapes and strides "
                        "alone: a tensor made to read them fails for shapes this large.")
-    _got = judged.value(_key, {"": "[mc:broadcast.align-left] This operand does broadcast to the "
+    _got = got.value(_key, {"": "[mc:broadcast.align-left] This operand does broadcast to the "
                                    "target: line the shapes up on the right (the last sizes "
                                    "first)." if _key.startswith("broadcast_strides((3, 1), (4, 1)")
                                else _rule})
@@ -1156,7 +1151,7 @@ for _shape, _strides, _target, _why in [
                                        "than (2, 5): broadcasting never drops an axis, not even "
                                        "leading axes of size 1.")]:
     _key = f"broadcast_strides({_shape}, {_strides}, {_target})"
-    _error = judged.raised(_key)
+    _error = got.raised(_key)
     checks.expect_true(_error is not None and _error.is_a(ValueError),
                        f"{_key} " + (f"raised {_error.type_name}, not ValueError. " if _error else
                                      f"returned {got[_key]!r} instead of raising ValueError. ") + _why)
@@ -1242,7 +1237,6 @@ for n, c in [(5, 5), (9, 3), (1, 4), (7, 2), (4, 6)]:            # N = C hides a
                torch.randint(0, c, (n,), generator=gen))
 ### JUDGE
 from helpers.grading.probe import got
-from helpers import judged
 
 _hint = ("[mc:accuracy.per-class] Entry c: among the rows whose label is c, the fraction "
          "whose argmax is c. Build an (N, C) table of 'row i has label c' with a size-1 axis.")
@@ -1265,7 +1259,7 @@ for _n, _c in [(5, 5), (9, 3), (1, 4), (7, 2), (4, 6)]:
                    torch.randint(0, _c, (_n,), generator=_gen)))
 for _key, _l, _y in _cases:
     _c = _l.shape[1]
-    _got = judged.value(_key, _hints)
+    _got = got.value(_key, _hints)
     with checks.because("[mc:accuracy.float] The fractions are floats: a float tensor of shape (C,)."):
         checks.expect_type(_got, torch.Tensor, _key)
         checks.expect_shape(_got, (_c,), _key)
@@ -1379,10 +1373,9 @@ for name, rows in (("flat", 2), ("tokens", 2), ("pooled", 32)):
         probe.answer(name)                           # reported as not answered yet
 ### JUDGE
 from helpers.grading.probe import got
-from helpers import judged
 
 _images = torch.randn(32, 3, 224, 224, generator=torch.Generator().manual_seed(1))
-_flat, _tokens, _pooled = (judged.value(k) for k in ("flat", "tokens", "pooled"))
+_flat, _tokens, _pooled = (got.value(k) for k in ("flat", "tokens", "pooled"))
 with checks.because("[mc:shapes.flatten] flat keeps the batch dim and merges the other three."):
     checks.expect_equal(_flat["shape"], (32, 150528), "flat's shape")
 with checks.because("[mc:shapes.tokens] tokens has one row of 3 channel values per pixel."):
@@ -1579,7 +1572,6 @@ for name, f, x in cases():
     probe.call(f"modifies_input for {name}", run, f, x)
 ### JUDGE
 from helpers.grading.probe import got
-from helpers import judged
 
 _hint = ("[mc:inplace.detect] Call f on a copy of x and compare that copy, after the call, "
          "with x.")
@@ -1626,7 +1618,7 @@ for _name, _x, _want, _why in [
         ("add_(0) on a 0-d tensor", torch.tensor(3.0), False, _hint),
         ("neg_() on a 0-d tensor", torch.tensor(3.0), True, _hint)]:
     _key = f"modifies_input for {_name}"
-    _seen = judged.value(_key, {"": _hint})
+    _seen = got.value(_key, {"": _hint})
     _after = _seen["x after"]
     checks.expect_true(isinstance(_after, torch.Tensor) and _after.shape == _x.shape and
                        torch.allclose(_after, _x, rtol=0, atol=0, equal_nan=True),
@@ -1730,7 +1722,6 @@ probe.call("snapshot of a float16 tensor", later_write, torch.tensor([0.5, 1.5],
            lambda t: None)
 ### JUDGE
 from helpers.grading.probe import got
-from helpers import judged
 
 _bridge = ("[mc:numpy.bridge] .numpy() needs a tensor outside the graph (.detach()) and in "
            "CPU memory (.cpu()).")
@@ -1750,7 +1741,7 @@ for _key, _want, _why in [
          torch.randn(2, 3, generator=torch.Generator().manual_seed(4)).numpy(), _kept),
         ("snapshot of an int64 tensor, then t *= 10", np.arange(4), _shared),
         ("snapshot of a float16 tensor", np.array([0.5, 1.5], dtype=np.float16), _kept)]:
-    _arr = judged.value(_key, _hints)
+    _arr = got.value(_key, _hints)
     with checks.because("[mc:numpy.bridge] snapshot returns a NumPy array."):
         checks.expect_type(_arr, np.ndarray, _key)
     checks.expect_true(_arr.dtype == _want.dtype, f"{_key} has dtype {_arr.dtype}, not the tensor's "
@@ -1854,7 +1845,6 @@ for n, c, ties in [(5, 5, False), (6, 3, False), (1, 4, False), (4, 1, False), (
                label_rank, scores, torch.randint(0, c, (n,), generator=gen))
 ### JUDGE
 from helpers.grading.probe import got
-from helpers import judged
 
 _hint = ("[mc:rank.definition] Take each row's logit at its label as a column (N, 1), compare "
          "it with the whole row (broadcasting gives (N, C)) and count the larger ones along dim 1.")
@@ -1866,7 +1856,7 @@ _ties = ("[mc:rank.ties-by-position] A tie is broken by position: a logit EQUAL 
 
 
 def _check(key, logits, labels, tie_message):
-    got_rank = judged.value(key, {"must match the size": _columns, "": _hint})
+    got_rank = got.value(key, {"must match the size": _columns, "": _hint})
     with checks.because("[mc:rank.shape] One integer per row: an integer tensor of shape (N,)."):
         checks.expect_type(got_rank, torch.Tensor, key)
         checks.expect_shape(got_rank, (len(labels),), key)
@@ -1894,7 +1884,7 @@ _check("label_rank(logits, labels) for 5 rows of 4 classes",
        "ties with the 0.6 before it, and no logit is strictly larger, so its rank is 0.")
 _key = ("label_rank on ties: [[1, 1, 0]] with labels 1 and 0, [[2, 5, 5, 1]] with 2, "
         "[[3, 1, 1, 1]] with 3, [[0.5, 0.5, 0.5]] with 2")
-_found = judged.value(_key, {"must match the size": _columns, "": _hint})
+_found = got.value(_key, {"must match the size": _columns, "": _hint})
 for _said, _logits, _label, _want in zip(
         _found, ([[1.0, 1.0, 0.0]], [[1.0, 1.0, 0.0]], [[2.0, 5.0, 5.0, 1.0]], [[3.0, 1.0, 1.0, 1.0]],
                  [[0.5, 0.5, 0.5]]), (1, 0, 2, 3, 2), (0, 0, 0, 1, 0)):

@@ -601,7 +601,6 @@ probe.observe("walk_grads((v·c + v).sum(), [v, z])", lambda: walked((v * c + v)
 import math
 
 from helpers.grading.probe import got
-from helpers import judged
 
 _hint = ("[mc:walk.node-call] Call node(adjoint); wrap a single returned tensor in a tuple; zip "
          "the adjoints with node.next_functions and skip the entries that are None.")
@@ -619,7 +618,7 @@ _hints = {"called backward or torch.autograd.grad": "[mc:walk.used-autograd] Cal
 
 
 def _grads(key, count, hints=_hints):
-    found = judged.value(key, hints)
+    found = got.value(key, hints)
     with checks.because(_hint):
         checks.expect_type(found, (list, tuple), key)
         checks.expect_equal(len(found), count, f"the number of gradients {key} returned")
@@ -847,7 +846,6 @@ for chunk, before in [(4, 5.0), (3, None), (1, 1.0), (25, None)]:
     probe.call(f"full_batch_grad(w, X, Y, {chunk}) with w.grad {before}", run, chunk, before)
 ### JUDGE
 from helpers.grading.probe import got
-from helpers import judged
 
 _hint = ("[mc:accumulate.weighting] The full-batch mean gives every row the weight 1 / len(X), "
          "whichever chunk it is in; backward adds into w.grad, and w.grad belongs to the caller.")
@@ -858,7 +856,7 @@ _w = torch.randn(3, dtype=torch.float64, generator=_gen).requires_grad_()
 _true = torch.autograd.grad(((_X @ _w - _Y) ** 2).mean(), _w)[0]
 for _chunk, _before in [(4, 5.0), (3, None), (1, 1.0), (25, None)]:
     _key = f"full_batch_grad(w, X, Y, {_chunk}) with w.grad {_before}"
-    _seen = judged.value(_key, {"": _hint})
+    _seen = got.value(_key, {"": _hint})
     _got = _seen["result"]
     with checks.because(_hint):
         checks.expect_type(_got, torch.Tensor, _key)
@@ -1041,7 +1039,6 @@ for name, fn, w in cases:
     probe.value(f"w after per_sample_grads for {name}", (w.requires_grad, w.grad is None))
 ### JUDGE
 from helpers.grading.probe import got
-from helpers import judged
 
 _hint = ("[mc:vjp.rows] Row n is the gradient of loss n alone: a vector-Jacobian product whose "
          "v keeps loss n and drops the others, through a graph that records w.")
@@ -1069,7 +1066,7 @@ _cases = [("4 squared errors of a 3-entry w", lambda t: (_X @ t - _Y) ** 2, torc
            torch.tensor([0.5, -1.0, 2.0]), True)]
 for _name, _fn, _w, _required in _cases:
     _key = f"per_sample_grads for {_name}"
-    _mine = judged.value(_key, _hints)
+    _mine = got.value(_key, _hints)
     _want = torch.autograd.functional.jacobian(_fn, _w)
     with checks.because(_hint):
         checks.expect_type(_mine, torch.Tensor, _key)
@@ -1245,7 +1242,6 @@ probe.value("x after hvp for a float32 x that requires grad",
 probe.value("x after hvp with n = 3", (x3.requires_grad, x3.tolist()))
 ### JUDGE
 from helpers.grading.probe import got
-from helpers import judged
 
 _hint = ("[mc:hvp.rule] Differentiate the number (∇f(x)·v) once more with respect to x: the "
          "first gradient must itself be recorded for that.")
@@ -1271,7 +1267,7 @@ _cases = [("hvp(Σt³ + t₀t₁, x, v) with n = 3", lambda t: (t ** 3).sum() + 
           ("hvp(t₀²·t₁, x, v) for a float32 x that requires grad", lambda t: t[0] ** 2 * t[1],
            torch.tensor([0.3, 0.7]), torch.tensor([1.0, -1.0]))]
 for _key, _f, _at, _dir in _cases:
-    _mine = judged.value(_key, _hints)
+    _mine = got.value(_key, _hints)
     _leaf = _at.clone().requires_grad_()
     (_g,) = torch.autograd.grad(_f(_leaf).sum(), _leaf, create_graph=True)
     (_want,) = torch.autograd.grad(_g @ _dir, _leaf, retain_graph=True)
@@ -1503,7 +1499,6 @@ up23 = torch.tensor([[2.0, -1.0, 0.5], [3.0, 4.0, -4.0]], dtype=torch.float64)
 probe.call("sign_ste on a 2×3 float64 x, upstream gradient not ones", run, x23, up23)
 ### JUDGE
 from helpers.grading.probe import got
-from helpers import judged
 
 _hint = ("[mc:ste.rule] The value must be torch.sign(x), the gradient that of x.clamp(-1, 1): "
          "autograd differentiates the operations it recorded, not the value they give.")
@@ -1512,7 +1507,7 @@ for _key, _x, _up in [("sign_ste on 7 float32 values", torch.tensor([-1.5, -1.0,
                       ("sign_ste on a 2×3 float64 x, upstream gradient not ones",
                        torch.tensor([[0.5, 1.0, -0.999], [2.5, -1.0, -3.0]], dtype=torch.float64),
                        torch.tensor([[2.0, -1.0, 0.5], [3.0, 4.0, -4.0]], dtype=torch.float64))]:
-    _seen = judged.value(_key, {"": _hint})
+    _seen = got.value(_key, {"": _hint})
     checks.expect_true(_seen["requires_grad"] is True, f"{_key}: the result does not require "
                        "grad: it is cut from the graph (detached whole, or built under no_grad). "
                        "[mc:ste.detached-all] Detach only the part whose gradient must not count.")
@@ -1700,7 +1695,6 @@ probe.call("ScaledTanh on a 3×2 x, s = -0.7, a random upstream", grads,
            torch.randn(3, 2, dtype=torch.float64, generator=gen))
 ### JUDGE
 from helpers.grading.probe import got
-from helpers import judged
 
 _saved_hint = ("[mc:function.save-for-backward] backward found nothing (or the wrong number of "
                "things) in ctx.saved_tensors: forward must call ctx.save_for_backward(...) on "
@@ -1720,7 +1714,7 @@ for _key, _x, _s, _up in [
         ("ScaledTanh on 7 points, s = 1.5, upstream 2", torch.linspace(-2, 3, 7, dtype=torch.float64),
          1.5, torch.full((7,), 2.0, dtype=torch.float64)),
         ("ScaledTanh on a 3×2 x, s = -0.7, a random upstream", _x3, -0.7, _up3)]:
-    _seen = judged.value(_key, _hints)
+    _seen = got.value(_key, _hints)
     _t = torch.tanh(_x)
     with checks.because("[mc:function.forward] forward must return s·tanh(x)."):
         checks.expect_close(_seen["forward"], _s * _t, f"ScaledTanh forward ({_key})")
@@ -1885,7 +1879,6 @@ for seed, sizes in ((1, (6, 4, 3)), (7, (5, 3, 6)), (11, (1, 2, 2))):   # as sho
     probe.call(f"tied_grads with (N, D, H) = {sizes}", run, *case(seed, *sizes))
 ### JUDGE
 from helpers.grading.probe import got
-from helpers import judged
 
 _hint = ("[mc:mlp.linear-rules] Work back from dy = 2(y - x)/(N·D): each use of W is a Linear "
          "layer whose rule you can read off its shapes, the ReLU multiplies by (z > 0), and "
@@ -1905,7 +1898,7 @@ for _seed, _sizes in ((1, (6, 4, 3)), (7, (5, 3, 6)), (11, (1, 2, 2))):
     _gen = torch.Generator().manual_seed(_seed)
     _x, _W, _b1, _b2 = (torch.randn(s, generator=_gen, dtype=torch.float64)
                         for s in [(_n, _d), (_h, _d), (_h,), (_d,)])
-    _mine = judged.value(_key, {"shapes cannot be multiplied": _transposed,
+    _mine = got.value(_key, {"shapes cannot be multiplied": _transposed,
                                 "must match the size": _transposed, "": _hint})
     with checks.because(_hint):
         checks.expect_type(_mine, (tuple, list), _key)
