@@ -1,12 +1,16 @@
 """The misconception catalogue and the notebooks' test cells agree, both ways.
 
-Identifiers are read statically with helpers.checks.MARKER from test cell sources and from
+Identifiers are read statically with helpers.checks.MARKER from test cell sources (with the
+checks they call in helpers' task modules, TASK_MODULES: 05's and 06's shared checks) and from
 the known-wrong-answer tables (``# %% wrong`` cells of notebooks/src): every identifier a
 test cell or a table can raise is in the catalogue, every catalogue entry is raised by some
 test cell or table, and an entry lists exactly the exercises (solution grade_ids) that raise
 it.
 """
 
+import importlib
+import inspect
+import re
 from pathlib import Path
 
 import nbformat
@@ -27,6 +31,50 @@ def wrong_tables() -> dict[str, dict]:
     return tables
 
 
+HELPER_REFERENCE = re.compile(r"\b(helpers\.\w+|\w+)\.(\w+)\b")
+HELPER_ALIAS = re.compile(r"^\s*import (helpers\.\w+) as (\w+)\s*$", re.M)
+
+
+def _helper_markers(module_name: str, attribute: str, seen: set) -> set[str]:
+    """The markers a helpers function (and the module's functions it calls) or constant holds:
+    a test cell that calls ``helpers.data_tasks.check_windows`` raises what that check raises."""
+    if (module_name, attribute) in seen:
+        return set()
+    seen.add((module_name, attribute))
+    module = importlib.import_module(module_name)
+    value = getattr(module, attribute, None)
+    if value is None:
+        return set()
+    if not callable(value):
+        return set(MARKER.findall(repr(value)))
+    try:
+        source = inspect.getsource(value)
+    except (OSError, TypeError):
+        return set()
+    found = set(MARKER.findall(source))
+    for called in set(re.findall(r"\b(\w+)\(", source)) | set(re.findall(r"\b([A-Z_]{3,})\b", source)):
+        if getattr(module, called, None) is not None and called != attribute:
+            found |= _helper_markers(module_name, called, seen)
+    return found
+
+
+def cell_markers(source: str) -> set[str]:
+    """The markers a test cell can raise: in its own source, and in the helpers checks it calls
+    (``helpers.m.f``, or ``alias.f`` after ``import helpers.m as alias``)."""
+    found = set(MARKER.findall(source))
+    aliases = {alias: module for module, alias in HELPER_ALIAS.findall(source)}
+    seen: set = set()
+    for owner, attribute in HELPER_REFERENCE.findall(source):
+        module = owner if owner.startswith("helpers.") else aliases.get(owner)
+        if module and module.removeprefix("helpers.") in TASK_MODULES:
+            found |= _helper_markers(module, attribute, seen)
+    return found
+
+
+# helpers modules whose checks test cells call (their markers count for the calling cell)
+TASK_MODULES = {"data_tasks", "compile_tasks"}
+
+
 def raised_by(notebooks, tables: dict[str, dict] | None = None) -> dict[str, set[str]]:
     """identifier -> the solution grade_ids whose test cells or wrong-answer tables carry it."""
     raised: dict[str, set[str]] = {}
@@ -39,7 +87,7 @@ def raised_by(notebooks, tables: dict[str, dict] | None = None) -> dict[str, set
         for cell in nb.cells:
             meta = cell.get("metadata", {}).get("nbgrader", {})
             if cell.cell_type == "code" and meta.get("grade"):
-                for identifier in MARKER.findall(cell.source):
+                for identifier in cell_markers(cell.source):
                     raised.setdefault(identifier, set()).add(owner.get(meta["grade_id"], meta["grade_id"]))
     return raised
 
@@ -124,3 +172,15 @@ def test_markers_in_wrong_answer_tables_count_for_their_exercise():
     catalogue = {"count.off-by-one": Misconception("counts one too many", ("x-a",))}
     assert disagreements(catalogue, [nb], tables) == []
     assert "is raised by no test cell" in "\n".join(disagreements(catalogue, [nb], {}))
+
+
+def test_a_cell_raises_the_markers_of_the_helpers_checks_it_calls():
+    """05's and 06's test cells call shared checks (helpers.data_tasks, helpers.compile_tasks):
+    their markers, and those of the module's functions and constants they use, count for the
+    cell; an alias from ``import helpers.m as a`` is followed; other modules are not read."""
+    direct = cell_markers("helpers.data_tasks.check_chunks(a, b, c, d)")
+    assert {"data.stream-iterator-once", "data.shard-strided"} <= direct
+    aliased = cell_markers("import helpers.compile_tasks as _t\n_t.check_batch(v, 'x')")
+    assert {"roofline.batch-from-two", "roofline.outputs-free"} <= aliased   # through _search's list
+    assert "data.stream-iterator-once" not in aliased
+    assert cell_markers("helpers.roofline.bounds(c, r)") == set()
