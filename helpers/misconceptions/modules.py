@@ -11,7 +11,8 @@ ENTRIES: dict[str, Misconception] = {
         "when no width fits a budget, the answer is a negative width (or 1) rather than 0",
         (_M + "param-budget",)),
     "budget.round-up": Misconception(
-        "the widest layer within a budget is the exact quotient rounded to the nearest width",
+        "the widest layer within a budget is the exact quotient rounded to the nearest "
+        "width",
         (_M + "param-budget",)),
     "budget.whole-units": Misconception(
         "a layer width can be a float (or a tensor) rather than a whole number",
@@ -31,6 +32,18 @@ ENTRIES: dict[str, Misconception] = {
     "buffers.stats-as-parameter": Misconception(
         "fixed statistics (a mean, a std) belong in nn.Parameter",
         (_M + "fix-tensors",)),
+    "conv.bias-per-input": Misconception(
+        "a convolution has one bias per input channel",
+        (_M + "quiz-conv-params",)),
+    "conv.no-bias": Misconception(
+        "a convolution's parameters are its filter weights only, without biases",
+        (_M + "quiz-conv-params",)),
+    "conv.one-input-channel": Misconception(
+        "a convolution filter spans one input channel, not all of them",
+        (_M + "quiz-conv-params",)),
+    "conv.weights-per-position": Misconception(
+        "a convolution has separate weights for every position of the image",
+        (_M + "quiz-conv-params",)),
     "dropout.divide-by-p": Misconception(
         "dropout scales the survivors by 1/p",
         (_M + "quiz-dropout-value",)),
@@ -40,14 +53,58 @@ ENTRIES: dict[str, Misconception] = {
     "dropout.no-rescale": Misconception(
         "dropout zeroes elements and leaves the survivors unchanged",
         (_M + "quiz-dropout-value",)),
+    "embedding.bag-called": Misconception(
+        "a layer asked to compute a masked mean may hand the whole task to "
+        "F.embedding_bag",
+        (_M + "mean-embedding",)),
+    "embedding.dense-grad": Misconception(
+        "every row of an embedding table gets a gradient, read or not",
+        (_M + "quiz-embedding-rows",)),
+    "embedding.empty-nan": Misconception(
+        "a mean over a padding-only sentence needs no guard against 0 / 0",
+        (_M + "mean-embedding",)),
+    "embedding.forward": Misconception(
+        "an embedding layer's forward need not take a (N, L) batch of token ids",
+        (_M + "mean-embedding",)),
+    "embedding.init": Misconception(
+        "an embedding table may start from any values, not N(0, 1)",
+        (_M + "mean-embedding",)),
+    "embedding.pad-counted": Misconception(
+        "padding tokens count in a sentence's mean",
+        (_M + "mean-embedding",)),
+    "embedding.pad-trained": Misconception(
+        "a zero padding row stays zero in training even when forward reads it",
+        (_M + "mean-embedding",)),
+    "embedding.row-per-token": Misconception(
+        "an embedding's gradient has one row per token read, not per table row",
+        (_M + "quiz-embedding-rows",)),
+    "embedding.sum-not-mean": Misconception(
+        "the sum of a sentence's embeddings stands for their mean",
+        (_M + "mean-embedding",)),
+    "embedding.table-name": Misconception(
+        "an embedding layer's table may live in a submodule or under another name than weight",
+        (_M + "mean-embedding",)),
+    "embedding.table-shape": Misconception(
+        "an embedding table is stored (dim, num_embeddings)",
+        (_M + "mean-embedding",)),
+    "embedding.zero-is-padding": Misconception(
+        "token id 0 always means padding",
+        (_M + "mean-embedding", _M + "quiz-embedding-rows")),
     "freeze.buffers-move": Misconception(
         "frozen parameters also freeze batch norm's running statistics",
         (_M + "freeze",)),
     "freeze.count": Misconception(
         "the trainable count is the number of parameter tensors, or need not be an int",
         (_M + "freeze",)),
+    "freeze.keys-changed": Misconception(
+        "a fine-tuning change may rename or drop state_dict entries",
+        (_M + "freeze",)),
     "freeze.last-frozen": Misconception(
         "freezing everything but the last layer also freezes the last layer",
+        (_M + "freeze",)),
+    "freeze.last-leaf": Misconception(
+        "the last layer of a model is the last entry of modules(), even when it ends in "
+        "a block",
         (_M + "freeze",)),
     "freeze.mode-changed": Misconception(
         "to stop batch norm's statistics, the whole backbone (dropout too) goes to eval()",
@@ -61,21 +118,10 @@ ENTRIES: dict[str, Misconception] = {
     "freeze.stale-grad": Misconception(
         "requires_grad_(False) also clears the .grad a parameter already holds",
         (_M + "freeze",)),
-    "gated.init": Misconception(
-        "a custom layer's biases may start at any value",
-        (_M + "gated",)),
-    "gated.init-scale": Misconception(
-        "a weight initialisation 'scaled by 1/sqrt(d_in)' can use another scale (or d_out)",
-        (_M + "gated",)),
-    "gated.names": Misconception(
-        "a custom layer may hold its weights under other names or inside nn.Linear submodules",
-        (_M + "gated",)),
-    "gated.no-gate": Misconception(
-        "the gated layer returns its value branch without the gate",
-        (_M + "gated",)),
-    "gated.no-sigmoid": Misconception(
-        "the gate multiplies the value without being squashed by a sigmoid",
-        (_M + "gated",)),
+    "freeze.train-undoes-eval": Misconception(
+        "putting batch norm in eval() keeps its statistics fixed through a loop that "
+        "calls model.train()",
+        (_M + "freeze",)),
     "hooks.detached": Misconception(
         "a detached copy of an activation still leads back to the loss",
         (_M + "hook-means",)),
@@ -92,7 +138,8 @@ ENTRIES: dict[str, Misconception] = {
         "gradients of activations can be measured from a pass run under torch.no_grad()",
         (_M + "hook-means",)),
     "hooks.norm-not-rms": Misconception(
-        "the root mean square of a gradient is its norm (no division by the number of entries)",
+        "the root mean square of a gradient is its norm (no division by the number of "
+        "entries)",
         (_M + "hook-means",)),
     "hooks.param-grads-left": Misconception(
         "measuring gradients with backward() leaves the parameters' .grad as they were",
@@ -104,14 +151,9 @@ ENTRIES: dict[str, Misconception] = {
         "a 0-d tensor is as good as a Python float for a recorded statistic",
         (_M + "hook-means",)),
     "hooks.wrong-tensor": Misconception(
-        "a hook may record the gradient of its module's input (or another tensor) where the output's is asked for",
+        "a hook may record the gradient of its module's input (or another tensor) where "
+        "the output's is asked for",
         (_M + "hook-means",)),
-    "init.bias": Misconception(
-        "re-initialising a Linear layer leaves its biases to their old values",
-        (_M + "init-relu",)),
-    "init.fan-out": Misconception(
-        "Kaiming's initialisation scales by the layer's output width (fan_out)",
-        (_M + "init-relu",)),
     "init.grad-grows": Misconception(
         "with std 1/sqrt(fan_in), ReLU stacks make the gradient grow on the way back",
         (_M + "quiz-grad-depth",)),
@@ -120,16 +162,10 @@ ENTRIES: dict[str, Misconception] = {
         (_M + "quiz-grad-depth",)),
     "init.in-place-grad": Misconception(
         "a parameter can be refilled in place while autograd records",
-        (_M + "init-relu", _M + "merge-linear",)),
-    "init.nested": Misconception(
-        "re-initialising a model's top-level children reaches every Linear inside it",
-        (_M + "init-relu",)),
+        (_M + "lsuv", _M + "merge-linear")),
     "init.other-modules": Misconception(
         "re-initialising a model may reset every parameter, batch norm's included",
-        (_M + "init-relu",)),
-    "init.relu-gain": Misconception(
-        "Kaiming's ReLU initialisation has std 1/sqrt(fan_in) (no factor 2 in the variance)",
-        (_M + "init-relu",)),
+        (_M + "lsuv",)),
     "init.relu-grows": Misconception(
         "ReLU layers with weights of std 1/sqrt(fan_in) make activations grow with depth",
         (_M + "quiz-relu-depth",)),
@@ -138,13 +174,7 @@ ENTRIES: dict[str, Misconception] = {
         (_M + "quiz-relu-depth",)),
     "init.return": Misconception(
         "an in-place initialisation function need not return the model",
-        (_M + "init-relu",)),
-    "init.variance-as-std": Misconception(
-        "Kaiming's 2/fan_in is the weights' standard deviation (it is their variance)",
-        (_M + "init-relu",)),
-    "linear.bias-shape": Misconception(
-        "a Linear layer's bias (or weight) shape follows d_in, or the bias is two-dimensional",
-        (_M + "gated",)),
+        (_M + "lsuv",)),
     "linear.flattens-batch": Misconception(
         "nn.Linear merges or drops the leading dimensions of its input",
         (_M + "quiz-batch-shape",)),
@@ -156,12 +186,13 @@ ENTRIES: dict[str, Misconception] = {
         (_M + "quiz-batch-shape",)),
     "linear.weight-layout": Misconception(
         "nn.Linear stores its weight as (d_in, d_out) and computes x @ W",
-        (_M + "gated", _M + "merge-linear",)),
+        (_M + "merge-linear",)),
     "linear.weight-not-output": Misconception(
         "a Linear layer's output has the shape of its weight",
         (_M + "quiz-batch-shape",)),
     "load.allow-list": Misconception(
-        "weights_only loading accepts objects of any class, or must be turned off for them",
+        "weights_only loading accepts objects of any class, or must be turned off for "
+        "them",
         (_M + "load-checkpoint",)),
     "load.config": Misconception(
         "a checkpoint's model can be built without the config stored in the file",
@@ -175,11 +206,39 @@ ENTRIES: dict[str, Misconception] = {
     "load.strict-false": Misconception(
         "strict=False is a safe way to make a checkpoint load",
         (_M + "load-checkpoint",)),
+    "lsuv.bias-kept": Misconception(
+        "rescaling a layer's weight rescales its output's spread even with a bias left in",
+        (_M + "lsuv",)),
+    "lsuv.bias-none": Misconception(
+        "every nn.Linear has a bias to set",
+        (_M + "lsuv",)),
+    "lsuv.grad-changed": Misconception(
+        "measuring activations may leave gradients in .grad",
+        (_M + "lsuv",)),
+    "lsuv.hooks-left": Misconception(
+        "hooks used to measure may stay on the model",
+        (_M + "lsuv",)),
+    "lsuv.mode-not-restored": Misconception(
+        "an initialiser may leave the model in eval mode",
+        (_M + "lsuv",)),
+    "lsuv.order": Misconception(
+        "modules() lists layers in the order forward calls them",
+        (_M + "lsuv",)),
+    "lsuv.reinit": Misconception(
+        "a data-driven init may draw new weights instead of rescaling the existing ones",
+        (_M + "lsuv",)),
+    "lsuv.std-not-one": Misconception(
+        "rescaling the weights to a unit spread gives each layer's output a unit spread",
+        (_M + "lsuv",)),
+    "lsuv.train-mode": Misconception(
+        "measuring in training mode leaves batch norm's statistics alone",
+        (_M + "lsuv",)),
     "merge.assign-tensor": Misconception(
         "a module's Parameter can be replaced by a plain tensor computed from others",
         (_M + "merge-linear",)),
     "merge.bias": Misconception(
-        "the bias of two merged Linear layers ignores the first bias or its path through W2",
+        "the bias of two merged Linear layers ignores the first bias or its path "
+        "through W2",
         (_M + "merge-linear",)),
     "merge.modified-inputs": Misconception(
         "merging layers may overwrite the layers it was given",
@@ -198,10 +257,11 @@ ENTRIES: dict[str, Misconception] = {
         (_M + "quiz-param-count",)),
     "modules.no-super-init": Misconception(
         "a module's __init__ can assign layers without calling super().__init__()",
-        (_M + "fix-list", _M + "fix-tensors", _M + "gated",)),
+        (_M + "fix-list", _M + "fix-tensors", _M + "mean-embedding")),
     "modules.plain-tensor": Misconception(
-        "a tensor with requires_grad=True assigned to an attribute is a registered parameter",
-        (_M + "fix-tensors", _M + "gated",)),
+        "a tensor with requires_grad=True assigned to an attribute is a registered "
+        "parameter",
+        (_M + "fix-tensors", _M + "mean-embedding")),
     "modules.plain-tensor-registered": Misconception(
         "a plain tensor attribute is listed by parameters()",
         (_M + "quiz-param-count",)),
@@ -254,7 +314,8 @@ ENTRIES: dict[str, Misconception] = {
         "a stack's forward need not apply every copy to the previous output",
         (_M + "fix-list",)),
     "stack.fresh-copies": Misconception(
-        "a new layer of the same shape is a copy of a block (it starts from new random values)",
+        "a new layer of the same shape is a copy of a block (it starts from new random "
+        "values)",
         (_M + "fix-list",)),
     "state-dict.mode": Misconception(
         "a freshly loaded model is ready for predictions without eval()",

@@ -115,28 +115,31 @@ FREEZE = (
 )
 FROZEN = "    model[:-1].requires_grad_(False)\n"
 CLEAR = "    for p in model[:-1].parameters():\n        p.grad = None\n"
+STATS_READ = ("    def to_eval(module, args):  # before every forward pass (returns None: input kept)\n"
+              "        module.eval()\n"
+              "    for m in model[:-1].modules():\n"
+              "        if isinstance(m, nn.BatchNorm1d):\n"
+              "            m.register_forward_pre_hook(to_eval)\n")
 BN_EVAL = ("    for m in model[:-1].modules():\n"
            "        if isinstance(m, nn.BatchNorm1d):\n"
            "            m.eval()\n")
 
-GATED = (
-    "class GatedLinear(nn.Module):\n"
-    "    def __init__(self, d_in, d_out):\n"
+BAG = (
+    "class MeanEmbedding(nn.Module):\n"
+    "    def __init__(self, num_embeddings, dim, pad):\n"
     "        super().__init__()\n"
-    "        self.weight_value = {wrap}(torch.randn(d_out, d_in){scale}{grad})\n"
-    "        self.bias_value = {wrap}(torch.zeros(d_out{grad}))\n"
-    "        self.weight_gate = {wrap}(torch.randn(d_out, d_in){scale}{grad})\n"
-    "        self.bias_gate = {wrap}(torch.zeros(d_out{grad}))\n\n"
-    "    def forward(self, x):\n"
-    "        value = x @ self.weight_value.T + self.bias_value\n"
-    "        gate = {gate}\n"
-    "        return value * gate\n"
+    "        self.weight = {table}\n"
+    "        self.pad = pad\n\n"
+    "    def forward(self, tokens):\n"
+    "        keep = (tokens != {pad}).unsqueeze(-1).float()\n"
+    "        rows = {rows}\n"
+    "        return {result}\n"
 )
 
 
-def gated(wrap="nn.Parameter", grad="", gate="torch.sigmoid(x @ self.weight_gate.T + self.bias_gate)",
-          scale=" / d_in ** 0.5"):
-    return GATED.format(wrap=wrap, grad=grad, gate=gate, scale=scale)
+def bag(table="nn.Parameter(torch.randn(num_embeddings, dim))", pad="self.pad",
+        rows="self.weight[tokens] * keep", result="rows.sum(1) / keep.sum(1).clamp(min=1)"):
+    return BAG.format(table=table, pad=pad, rows=rows, result=result)
 
 
 HOOKS = (
@@ -162,21 +165,34 @@ def hooks(bind=", name=name", remove=REMOVE, kept="output", context="if True:",
     return HOOKS.format(bind=bind, remove=remove, kept=kept, context=context, value=value)
 
 
-INIT = (
-    "def kaiming_init_(model):\n"
-    "    def init(module):\n"
-    "        if isinstance(module, nn.Linear):\n"
-    "            {weight}\n"
+LSUV = (
+    "def lsuv_init_(model, x):\n"
+    "    modes = [(m, m.training) for m in model.modules()]\n"
+    "    outputs = {{}}\n"
+    "    handles = [m.register_forward_hook(lambda m, i, o: outputs.update({{m: o}}))\n"
+    "               for m in model.modules() if isinstance(m, nn.Linear)]\n"
+    "{mode}"
+    "    {context}\n"
+    "        model(x)\n"
+    "        for layer in {order}:\n"
     "{bias}"
-    "    {walk}\n"
+    "{rescale}"
+    "{remove}"
+    "{restore}"
     "    return model\n"
 )
-ZERO_BIAS = "            nn.init.zeros_(module.bias)\n"
+LSUV_BIAS = ("            if layer.bias is not None:\n"
+             "                layer.bias.zero_()\n")
+LSUV_RESCALE = ("            model(x)\n"
+                "            layer.weight.div_(outputs[layer].std())\n")
+LSUV_REMOVE = "    for handle in handles:\n        handle.remove()\n"
+LSUV_RESTORE = "    for m, flag in modes:\n        m.training = flag\n"
 
 
-def init(weight="nn.init.kaiming_normal_(module.weight, nonlinearity='relu')", bias=ZERO_BIAS,
-         walk="model.apply(init)"):
-    return INIT.format(weight=weight, bias=bias, walk=walk)
+def lsuv(mode="    model.eval()\n", context="with torch.no_grad():", order="list(outputs)",
+         bias=LSUV_BIAS, rescale=LSUV_RESCALE, remove=LSUV_REMOVE, restore=LSUV_RESTORE):
+    return LSUV.format(mode=mode, context=context, order=order, bias=bias, rescale=rescale,
+                       remove=remove, restore=restore)
 
 
 WRONG = {
@@ -187,6 +203,7 @@ WRONG = {
         ("answer_param_count = 16\n", "listed by buffers()", "modules.buffer-is-parameter"),
     ],
     P + "quiz-to-inplace": [
+        ("answer_to_dtypes = (1, 0)\n", "should be True or False"),
         ("answer_to_dtypes = (True, True)\n", "returns a new tensor", "to.tensor-in-place"),
         ("answer_to_dtypes = (False, False)\n", "does not make a copy", "to.module-copy"),
         ("answer_to_dtypes = (False, True)\n", "other way round", "to.module-copy"),
@@ -282,6 +299,18 @@ WRONG = {
         (merge(bias="first.bias @ second.weight + second.bias"), "term by term",
          "linear.weight-layout"),
     ],
+    P + "quiz-conv-params": [
+        ("answer_conv_params = 1200\n", "one number per output channel", "conv.no-bias"),
+        ("answer_conv_params = 416\n", "spans every input channel", "conv.one-input-channel"),
+        ("answer_conv_params = 1203\n", "not to the input channel", "conv.bias-per-input"),
+        ("answer_conv_params = 953344\n", "does not depend on the image size",
+         "conv.weights-per-position"),
+    ],
+    P + "quiz-embedding-rows": [
+        ("answer_embedding_rows = 6\n", "not the reads", "embedding.row-per-token"),
+        ("answer_embedding_rows = 10\n", "nobody read is exactly zero", "embedding.dense-grad"),
+        ("answer_embedding_rows = 3\n", "ordinary token", "embedding.zero-is-padding"),
+    ],
     P + "quiz-dropout-value": [
         ("answer_dropout_value = 1.0\n", "rescales them", "dropout.no-rescale"),
         ("answer_dropout_value = 0.8\n", "scaled up, not down", "dropout.multiply-keep"),
@@ -334,24 +363,24 @@ WRONG = {
          "freeze.module-attribute"),
         (FREEZE.format(body="    model[:-1].eval()\n"), "eval() and torch.no_grad() leave",
          "freeze.module-attribute"),
-        (FREEZE.format(body="    model[0].requires_grad_(False)\n"), "not only the first",
+        (FREEZE.format(body="    model[0].requires_grad_(False)\n"), "whatever layer holds them",
          "freeze.partial"),
         (FREEZE.replace("sum(p.numel() for p in model.parameters() if p.requires_grad)",
                         "len([p for p in model.parameters() if p.requires_grad])")
-         .format(body=FROZEN + CLEAR + BN_EVAL), "number of elements", "freeze.count"),
+         .format(body=FROZEN + CLEAR + STATS_READ), "number of elements", "freeze.count"),
         (FREEZE.format(body="    for m in model[:-1]:\n"
                             "        if isinstance(m, nn.Linear):\n"
-                            "            m.requires_grad_(False)\n" + CLEAR + BN_EVAL),
-         "whatever layer holds it", "freeze.partial"),
+                            "            m.requires_grad_(False)\n" + CLEAR + STATS_READ),
+         "whatever layer holds them", "freeze.partial"),
         (FREEZE.format(body="    with torch.no_grad():\n"
                             "        for layer in model[:-1]:\n"
                             "            layer.zero_grad()\n"),
          "torch.no_grad() leave the flags", "freeze.module-attribute"),
-        (FREEZE.format(body="    model.requires_grad_(False)\n"), "must stay trainable",
+        (FREEZE.format(body="    model.requires_grad_(False)\n"), "is the part that is fine-tuned",
          "freeze.last-frozen"),
         (FREEZE.replace("sum(p.numel() for p in model.parameters() if p.requires_grad)",
                         "sum(p.numel() for p in model.parameters())")
-         .format(body=FROZEN + CLEAR + BN_EVAL), "number of elements", "freeze.count"),
+         .format(body=FROZEN + CLEAR + STATS_READ), "number of elements", "freeze.count"),
         (FREEZE.format(body=FROZEN), "still holds the .grad", "freeze.stale-grad"),
         (FREEZE.format(body=FROZEN + BN_EVAL), "still holds the .grad", "freeze.stale-grad"),
         (FREEZE.format(body=FROZEN + CLEAR), "which requires_grad does not reach",
@@ -360,42 +389,64 @@ WRONG = {
                                              "        if isinstance(m, nn.BatchNorm1d):\n"
                                              "            m.momentum = 0.0\n"),
          "num_batches_tracked", "freeze.buffers-move"),
-        (FREEZE.format(body=FROZEN + CLEAR + BN_EVAL.replace("model[:-1].modules()", "model[:-1]")),
-         "at any depth", "freeze.buffers-move"),
-        (FREEZE.format(body=FROZEN + CLEAR + "    model[:-1].eval()\n"),
+        (FREEZE.format(body=FROZEN + CLEAR + BN_EVAL), "lasts until the next train()",
+         "freeze.train-undoes-eval"),
+        (FREEZE.format(body=FROZEN + CLEAR + "    model[:-1].eval()\n"), "lasts until the next train()",
+         "freeze.train-undoes-eval"),
+        (FREEZE.format(body=FROZEN + CLEAR + STATS_READ.replace("model[:-1].modules()", "model[:-1]")),
+         "which requires_grad does not reach", "freeze.buffers-move"),
+        (FREEZE.format(body=FROZEN + CLEAR + STATS_READ.replace(
+            "        if isinstance(m, nn.BatchNorm1d):\n            m.register", "        m.register")),
          "still uses dropout", "freeze.mode-changed"),
+        ("def freeze_all_but_last(model):\n"
+         "    last = list(model.modules())[-1]  # the last layer\n"
+         "    for p in model.parameters():\n"
+         "        if all(p is not q for q in last.parameters()):\n"
+         "            p.requires_grad_(False)\n"
+         "            p.grad = None\n" + STATS_READ.replace("model[:-1]", "model") +
+         "    return sum(p.numel() for p in model.parameters() if p.requires_grad)\n",
+         "not only the last layer", "freeze.last-leaf"),
+        ("def freeze_all_but_last(model):\n"
+         "    for i in range(len(model) - 1):\n"
+         "        if isinstance(model[i], nn.BatchNorm1d):\n"
+         "            model[i] = nn.Identity()  # statistics gone, nothing left to move\n"
+         "        model[i].requires_grad_(False)\n"
+         "        for p in model[i].parameters():\n"
+         "            p.grad = None\n"
+         "    return sum(p.numel() for p in model.parameters() if p.requires_grad)\n",
+         "keys changed", "freeze.keys-changed"),
     ],
-    P + "gated": [
-        (gated(wrap="", grad=").requires_grad_("), "nn.Parameter(...)", "modules.plain-tensor"),
-        (gated(gate="x @ self.weight_gate.T + self.bias_gate"), "through a sigmoid",
-         "gated.no-sigmoid"),
-        ("class GatedLinear(nn.Module):\n"
-         "    def __init__(self, d_in, d_out):\n"
+    P + "mean-embedding": [
+        (bag(rows="self.weight[tokens]", result="rows.mean(1)"), "counted in the mean",
+         "embedding.pad-counted"),
+        (bag(result="rows.sum(1) / keep.sum(1)"), "0 / 0", "embedding.empty-nan"),
+        (bag(table="nn.Parameter(torch.randn(num_embeddings, dim).index_fill(0, torch.tensor([pad]), 0.0))",
+             rows="self.weight[tokens]", result="rows.sum(1) / keep.sum(1).clamp(min=1)"),
+         "gets a gradient", "embedding.pad-trained"),
+        (bag(pad="0"), "0 is an ordinary token id", "embedding.zero-is-padding"),
+        (bag(table="torch.randn(num_embeddings, dim, requires_grad=True)"), "Wrap the table",
+         "modules.plain-tensor"),
+        (bag(table="nn.Parameter(torch.randn(dim, num_embeddings))", rows="self.weight.T[tokens] * keep"),
+         "(num_embeddings, dim)", "embedding.table-shape"),
+        ("class MeanEmbedding(nn.Module):\n"
+         "    def __init__(self, num_embeddings, dim, pad):\n"
          "        super().__init__()\n"
-         "        self.weight_value = nn.Parameter(torch.randn(d_in, d_out) / d_in ** 0.5)\n"
-         "        self.bias_value = nn.Parameter(torch.zeros(d_out))\n"
-         "        self.weight_gate = nn.Parameter(torch.randn(d_in, d_out) / d_in ** 0.5)\n"
-         "        self.bias_gate = nn.Parameter(torch.zeros(d_out))\n\n"
-         "    def forward(self, x):\n"
-         "        return (x @ self.weight_value + self.bias_value) * torch.sigmoid(\n"
-         "            x @ self.weight_gate + self.bias_gate)\n",
-         "(d_out, d_in)", "linear.weight-layout"),
-        ("class GatedLinear(nn.Module):\n"
-         "    def __init__(self, d_in, d_out):\n"
+         "        self.weight = nn.Parameter(torch.randn(num_embeddings, dim))\n"
+         "        self.pad = pad\n\n"
+         "    def forward(self, tokens):\n"
+         "        return F.embedding_bag(tokens, self.weight, mode='mean', padding_idx=self.pad)\n",
+         "gather the table's rows", "embedding.bag-called"),
+        (bag(result="rows.sum(1)"), "the sum of the embeddings", "embedding.sum-not-mean"),
+        (bag(table="nn.Parameter(torch.rand(num_embeddings, dim))"), "N(0, 1)", "embedding.init"),
+        ("class MeanEmbedding(nn.Module):\n"
+         "    def __init__(self, num_embeddings, dim, pad):\n"
          "        super().__init__()\n"
-         "        self.value = nn.Linear(d_in, d_out)\n"
-         "        self.gate = nn.Linear(d_in, d_out)\n\n"
-         "    def forward(self, x):\n"
-         "        return self.value(x) * torch.sigmoid(self.gate(x))\n",
-         "weight_value", "gated.names"),
-        (gated(scale=""), "standard deviation 1/√d_in", "gated.init-scale"),
-        (gated(scale=" / d_out ** 0.5"), "standard deviation 1/√d_in", "gated.init-scale"),
-        (gated(scale=") / (d_in ** 0.5", grad=""), "then wrap them", "modules.plain-tensor"),
-        (gated().replace("        self.weight_gate = nn.Parameter(torch.randn(d_out, d_in) / d_in ** 0.5)\n",
-                         "        self.weight_gate = self.weight_value\n"),
-         "same Parameter object", "gated.names"),
-        (gated().replace("torch.zeros(d_out)", "torch.randn(d_out)"), "Biases start at zero",
-         "gated.init"),
+         "        self.table = nn.Embedding(num_embeddings, dim, padding_idx=pad)\n"
+         "        self.pad = pad\n\n"
+         "    def forward(self, tokens):\n"
+         "        keep = (tokens != self.pad).unsqueeze(-1).float()\n"
+         "        return (self.table(tokens) * keep).sum(1) / keep.sum(1).clamp(min=1)\n",
+         "in the attribute weight", "embedding.table-name"),
     ],
     P + "hook-means": [
         (hooks(remove=""), "still registered", "hooks.handle-left"),
@@ -441,32 +492,21 @@ WRONG = {
          "init.grad-preserved"),
         ('answer_grad_depth = "larger"\n', "same weights (transposed)", "init.grad-grows"),
     ],
-    P + "init-relu": [
-        (init(weight="nn.init.normal_(module.weight, std=module.in_features ** -0.5)"),
-         "doubles that", "init.relu-gain"),
-        (init(weight="nn.init.kaiming_normal_(module.weight, mode='fan_out')"),
-         "fan_in is the", "init.fan-out"),
-        (init(walk="[init(child) for child in model.children()]"), "at every depth",
-         "init.nested"),
-        ("def kaiming_init_(model):\n"
-         "    for p in model.parameters():\n"
-         "        nn.init.normal_(p, std=(2 / p.shape[-1]) ** 0.5)\n"
-         "    for m in model.modules():\n"
-         "        if isinstance(m, nn.Linear):\n"
-         "            nn.init.zeros_(m.bias)\n"
-         "    return model\n", "Linear layers only", "init.other-modules"),
-        (init(bias=""), "not all 0", "init.bias"),
-        (init(weight="nn.init.normal_(module.weight, std=2 / module.in_features)"),
-         "square root", "init.variance-as-std"),
-        (init(weight="module.weight.normal_(0, (2 / module.in_features) ** 0.5)",
-              bias="            module.bias.zero_()\n"),
-         "torch.no_grad()", "init.in-place-grad"),
-        ("def kaiming_init_(model):\n"
-         "    for m in model.modules():\n"
-         "        if hasattr(m, 'weight'):\n"
-         "            nn.init.kaiming_normal_(m.weight, nonlinearity='relu')\n"
-         "            nn.init.zeros_(m.bias)\n"
-         "    return model\n", "nn.Linear layers only", "init.other-modules"),
+    P + "lsuv": [
+        (lsuv(order="[m for m in model.modules() if isinstance(m, nn.Linear)]"), "registration order",
+         "lsuv.order"),
+        (lsuv(bias="            layer.bias.zero_()\n"), "bias=False has bias None", "lsuv.bias-none"),
+        (lsuv(mode="    model.train()\n"), "moves batch norm's running statistics", "lsuv.train-mode"),
+        (lsuv(mode=""), "standard deviations", "lsuv.std-not-one"),
+        (lsuv(bias=""), "bias is not zero", "lsuv.bias-kept"),
+        (lsuv(remove=""), "still registered", "lsuv.hooks-left"),
+        (lsuv(rescale="            nn.init.kaiming_normal_(layer.weight)\n" + LSUV_RESCALE),
+         "does not draw new ones", "lsuv.reinit"),
+        (lsuv(rescale="            layer.weight.div_(layer.weight.std() * layer.in_features ** 0.5)\n"),
+         "standard deviations", "lsuv.std-not-one"),
+        (lsuv(context="if True:"), "torch.no_grad()", "init.in-place-grad"),
+        (lsuv(restore=""), "modes changed", "lsuv.mode-not-restored"),
+        (lsuv(restore="    model.train(modes[0][1])\n"), "modes changed", "lsuv.mode-not-restored"),
     ],
 }
 
@@ -539,27 +579,27 @@ ALTERNATIVE = {
     ),
     P + "freeze": (
         "def freeze_all_but_last(model):\n"
-        "    model.zero_grad()\n"
-        "    model.requires_grad_(False)\n"
-        "    model[-1].requires_grad_(True)\n"
+        "    for p in model[:-1].parameters():\n"
+        "        p.requires_grad_(False)\n"
+        "        p.grad = None\n"
+        "    def stored_statistics(module, args):  # whatever train() said, eval() for this pass\n"
+        "        module.eval()  # (returns None: the input goes on unchanged)\n"
         "    for m in model[:-1].modules():\n"
-        "        if isinstance(m, nn.modules.batchnorm._BatchNorm):\n"
-        "            m.train(False)\n"
+        "        if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d)):\n"
+        "            m.register_forward_pre_hook(stored_statistics)\n"
         "    return int(sum(p.numel() for p in model[-1].parameters()))\n"
     ),
-    P + "gated": (
-        "class GatedLinear(nn.Module):\n"
-        "    def __init__(self, d_in, d_out):\n"
+    P + "mean-embedding": (
+        "class MeanEmbedding(nn.Module):\n"
+        "    def __init__(self, num_embeddings, dim, pad):\n"
         "        super().__init__()\n"
-        "        self.weight_value = nn.Parameter(torch.empty(d_out, d_in))\n"
-        "        self.weight_gate = nn.Parameter(torch.empty(d_out, d_in))\n"
-        "        for w in (self.weight_value, self.weight_gate):\n"
-        "            nn.init.normal_(w, std=d_in ** -0.5)\n"
-        "        self.bias_value = nn.Parameter(torch.zeros(d_out))\n"
-        "        self.bias_gate = nn.Parameter(torch.zeros(d_out))\n\n"
-        "    def forward(self, x):\n"
-        "        gate = F.linear(x, self.weight_gate, self.bias_gate).sigmoid()\n"
-        "        return F.linear(x, self.weight_value, self.bias_value) * gate\n"
+        "        self.weight = nn.Parameter(torch.empty(num_embeddings, dim).normal_())\n"
+        "        self.pad = pad\n\n"
+        "    def forward(self, tokens):\n"
+        "        real = tokens != self.pad\n"
+        "        rows = F.embedding(tokens, self.weight) * real.unsqueeze(-1)\n"
+        "        counts = real.sum(1, keepdim=True)\n"
+        "        return torch.where(counts > 0, rows.sum(1) / counts.clamp(min=1), 0.0)\n"
     ),
     P + "quiz-relu-depth": "answer_relu_depth = 'small' + 'er'\n",
     P + "quiz-grad-depth": "answer_grad_depth = 'smaller'\n",
@@ -584,14 +624,32 @@ ALTERNATIVE = {
         "            p.grad = g\n"
         "    return {k: float(o.grad.norm() / o.numel() ** 0.5) for k, o in kept.items()}\n"
     ),
-    P + "init-relu": (
-        "def kaiming_init_(model):\n"
-        "    for m in model.modules():\n"
-        "        if isinstance(m, nn.Linear):\n"
-        "            with torch.no_grad():\n"
-        "                bound = (6 / m.in_features) ** 0.5  # uniform: std = bound/√3\n"
-        "                m.weight.uniform_(-bound, bound)\n"
-        "                m.bias.zero_()\n"
+    P + "lsuv": (
+        "def lsuv_init_(model, x):\n"
+        "    saved = [(m, m.training) for m in model.modules()]  # parents before children\n"
+        "    order = []\n"
+        "    hooks = [m.register_forward_pre_hook(lambda m, args: order.append(m))\n"
+        "             for m in model.modules() if isinstance(m, nn.Linear)]\n"
+        "    try:\n"
+        "        model.eval()\n"
+        "        with torch.no_grad():\n"
+        "            model(x)\n"
+        "            for h in hooks:\n"
+        "                h.remove()\n"
+        "            for layer in order:\n"
+        "                if layer.bias is not None:\n"
+        "                    layer.bias.zero_()\n"
+        "                for _ in range(2):  # the second pass finds std 1 and changes nothing\n"
+        "                    seen = []\n"
+        "                    h = layer.register_forward_hook(lambda m, i, o: seen.append(o.std()))\n"
+        "                    model(x)\n"
+        "                    h.remove()\n"
+        "                    layer.weight.mul_(1 / seen[0])\n"
+        "    finally:\n"
+        "        for h in hooks:\n"
+        "            h.remove()\n"
+        "        for m, flag in saved:\n"
+        "            m.train(flag)\n"
         "    return model\n"
     ),
 }
