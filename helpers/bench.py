@@ -2,11 +2,9 @@
 
 Three layers:
 
-* model   ``time_calls`` (warm-up, a synchronisation around every timed call, the samples:
-  the clock and sync are arguments, so tests can count them), ``measure`` (the same with
-  ``torch.utils.benchmark``), ``machine_roof`` (this machine's three numbers: the fixed
-  cost of a call, the bandwidth of a copy, the FLOP/s of a matmul), ``compile_events`` (what
-  a block compiled, and whether Inductor's cache answered), ``cold_compile``, ``compiled``
+* model   the timing primitives of ``helpers.timing`` (``time_calls``, ``measure``,
+  ``compile_events``, ``SimulatedDevice``), re-exported, and ``machine_roof`` (this machine's
+  roof, measured by ``helpers.roofline``); ``cold_compile``, ``compiled``
   (one Inductor-compiled function per workload, reused), ``speedup`` (the explorer's
   experiment), ``add_sweep`` (the regimes seen in one op's time), ``gpu_reference`` (the
   GPU table, when one was measured).
@@ -23,7 +21,6 @@ import functools
 import json
 import os
 import platform
-import statistics
 import time
 import warnings
 from collections.abc import Callable
@@ -36,166 +33,26 @@ from matplotlib.figure import Figure
 from helpers import capture, roofline
 from helpers.loader_verdicts import compare
 
+# the timing primitives live in helpers.timing (roofline measures the roof with them too);
+# they are bench's names as well, as notebook 06 calls them
+from helpers.timing import (  # noqa: F401
+    CompileEvents,
+    SimulatedDevice,
+    Timing,
+    compile_events,
+    measure,
+    no_sync,
+    sync_for,
+    time_calls,
+)
+
+machine_roof = roofline.machine_roof   # this machine's three numbers (helpers.roofline)
+
 # beside the module, so that it is wherever helpers is: the grading sandbox mounts only the
 # packages, not notebooks/
 REFERENCE = Path(__file__).resolve().parent / "gpu_reference.json"
 
 # ---------------------------------------------------------------------------- model
-
-
-@dataclass
-class Timing:
-    """Seconds per call of the timed repeats (warm-up calls excluded)."""
-    label: str
-    samples: list[float]
-    warmup: int = 0
-    first_call: float | None = None   # seconds of the very first call, when it was timed
-    first_events: CompileEvents | None = None   # what that first call compiled
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.samples)
-
-    @property
-    def quartiles(self) -> tuple[float, float]:
-        if len(self.samples) < 2:
-            return self.samples[0], self.samples[0]
-        q1, _, q3 = statistics.quantiles(self.samples, n=4, method="inclusive")
-        return q1, q3
-
-
-def no_sync() -> None:
-    """A CPU runs an op before the call returns: there is nothing to wait for."""
-
-
-def sync_for(device: str | torch.device) -> Callable[[], None]:
-    """What to call before reading the clock: a GPU runs kernels asynchronously, so the
-    clock must wait until every queued kernel has finished."""
-    if torch.device(device).type == "cuda":
-        return torch.cuda.synchronize
-    return no_sync
-
-
-def time_calls(fn: Callable[[], object], warmup: int = 3, repeats: int = 20,
-               clock: Callable[[], float] = time.perf_counter,
-               sync: Callable[[], None] = no_sync, label: str = "") -> Timing:
-    """Call ``fn`` ``warmup`` times untimed, then time ``repeats`` calls one by one.
-
-    Each timed call is bracketed by ``sync()`` so that the clock starts after earlier
-    work has finished and stops after this call's work has. The warm-up absorbs one-off
-    costs (compilation, caches, allocator growth) that are not the steady state.
-    """
-    if warmup < 0 or repeats < 1:
-        raise ValueError(f"need warmup ≥ 0 and repeats ≥ 1, got {warmup}, {repeats}")
-    for _ in range(warmup):
-        fn()
-    sync()
-    samples = []
-    for _ in range(repeats):
-        sync()
-        start = clock()
-        fn()
-        sync()
-        samples.append(clock() - start)
-    return Timing(label, samples, warmup)
-
-
-class SimulatedDevice:
-    """An asynchronous device in miniature, for showing and testing timing code on a CPU.
-
-    ``run()`` queues a task and returns at once, as a CUDA kernel launch does; its
-    duration is the next entry of ``durations`` (the last one repeats). ``sync()`` waits
-    until the queue is empty, advancing the device's ``clock()`` by the queued work.
-    """
-
-    def __init__(self, durations):
-        self.durations = [float(d) for d in durations]
-        if not self.durations or min(self.durations) < 0:
-            raise ValueError("durations must be a non-empty list of non-negative seconds")
-        self.now = 0.0
-        self.queued = 0.0
-        self.calls = 0
-        self.syncs = 0
-
-    def run(self) -> None:
-        self.queued += self.durations[min(self.calls, len(self.durations) - 1)]
-        self.calls += 1
-
-    def sync(self) -> None:
-        self.now += self.queued
-        self.queued = 0.0
-        self.syncs += 1
-
-    def clock(self) -> float:
-        return self.now
-
-
-@dataclass
-class CompileEvents:
-    """What happened during a block: graphs Dynamo captured, and for Inductor's graphs
-    whether the compiled code came from its on-disk cache (the FX graph cache) or was
-    generated and compiled now. Read from torch's internal counters
-    (``torch._dynamo.utils.counters``: no public API reports them)."""
-    graphs: int = 0
-    cache_hits: int = 0
-    cache_misses: int = 0
-
-    def describe(self) -> str:
-        if not self.graphs:
-            return "nothing compiled: a graph compiled earlier was reused"
-        said = f"{self.graphs} graph{'s' if self.graphs != 1 else ''} captured"
-        if self.cache_misses:
-            said += f", {self.cache_misses} compiled by Inductor now (not in its cache)"
-        if self.cache_hits:
-            said += f", {self.cache_hits} loaded from Inductor's cache"
-        return said
-
-
-def _counts() -> tuple[int, int, int]:
-    from torch._dynamo.utils import counters
-    return (counters["stats"]["unique_graphs"], counters["inductor"]["fxgraph_cache_hit"],
-            counters["inductor"]["fxgraph_cache_miss"])
-
-
-@contextlib.contextmanager
-def compile_events():
-    """``with compile_events() as seen:`` fills ``seen`` (a CompileEvents) when the block
-    ends."""
-    seen = CompileEvents()
-    before = _counts()
-    try:
-        yield seen
-    finally:
-        after = _counts()
-        seen.graphs, seen.cache_hits, seen.cache_misses = (a - b for a, b in zip(after, before))
-
-
-def measure(fn: Callable[[], object], label: str = "", repeats: int = 9,
-            block: float = 0.005, warmup: int = 1, time_first: bool = False) -> Timing:
-    """Steady-state seconds per call with ``torch.utils.benchmark.Timer``, which
-    synchronises CUDA itself. Each of the ``repeats`` samples times a block of calls
-    lasting about ``block`` seconds (one call of a fast function is too short for the
-    clock), so the samples' spread is the run-to-run spread.
-
-    With ``time_first`` the first call is timed on its own and kept as ``first_call``, with
-    what it compiled (``first_events``); it then counts as one of the warm-up calls.
-    """
-    from torch.utils import benchmark
-
-    first, events = None, None
-    if time_first:
-        with compile_events() as events:
-            start = time.perf_counter()
-            fn()
-            first = time.perf_counter() - start
-        warmup = max(warmup - 1, 0)
-    for _ in range(warmup):
-        fn()
-    timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=torch.get_num_threads())
-    one = timer.timeit(1).median
-    number = max(1, int(block / max(one, 1e-9)))
-    samples = [timer.timeit(number).median for _ in range(repeats)]
-    return Timing(label, samples, warmup + 1 + (1 if time_first else 0), first, events)
 
 
 def verdict(eager_s: float, compiled_s: float) -> str:
@@ -228,44 +85,6 @@ def _cpu_name() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine()
-
-
-@functools.lru_cache(maxsize=None)
-def machine_roof(n: int = 256, numel: int = 2**23, repeats: int = 15) -> roofline.Roof:
-    """This machine's three numbers, measured once per session (single-threaded, as the
-    notebook's other timings):
-
-    * the fixed cost of one eager call: ``t.add_(1)`` on a one-element tensor, whose memory
-      and arithmetic are negligible;
-    * bytes/s of copying ``numel`` float32 values (read once, written once), more than the
-      CPU's caches hold, so that they come from and go to main memory. The source holds
-      data: untouched memory (``torch.empty``) reads from a page the system shares, not
-      from main memory;
-    * FLOP/s of an n×n float32 matmul.
-
-    Each is the fastest of its repeats: a bound says what the machine can do, and other
-    programs on a shared machine only ever slow a repeat down. The copy and the matmul are
-    timed one call per sample and kept short (a few ms and under 1 ms): on a busy machine
-    a call longer than the slice of time a process gets before another runs is interrupted
-    in every repeat, and its fastest repeat is then no bound at all (a 512³ matmul timed in
-    blocks measured 37 GFLOP/s at load 5 and 104 at load 0.5; these defaults measured 103
-    GFLOP/s and 18.8 GB/s at load 4.7, 104 and 21.6 at load 2). Measured values, not peaks:
-    a better kernel or more threads can exceed them."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        one = torch.ones(1)
-        overhead = measure(lambda: one.add_(1), repeats=7)
-        a = torch.randn(n, n)
-        mm = time_calls(lambda: a @ a, warmup=2, repeats=repeats)
-        x, y = torch.ones(numel), torch.zeros(numel)
-        copy = time_calls(lambda: y.copy_(x), warmup=1, repeats=repeats)
-    finally:
-        torch.set_num_threads(threads)
-    return roofline.Roof("this machine (measured)", roofline.matmul_cost(n, n, n).flops / min(mm.samples),
-                         roofline.elementwise_cost(numel, 1).bytes / min(copy.samples),
-                         min(overhead.samples),
-                         f"measured: t.add_(1) on 1 element, copy of {numel:,} floats, {n}³ matmul")
 
 
 ADD_SIZES = (10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000)
@@ -378,6 +197,54 @@ def cold_compile(fn: Callable, *args) -> tuple[float, CompileEvents]:
             fresh(*args)
             seconds = time.perf_counter() - start
     return seconds, events
+
+
+@dataclass
+class Autotuned:
+    """One ``torch.compile`` mode's first call (seconds, what it compiled), the lines Inductor
+    printed about the candidates it timed, and the steady state after it."""
+    mode: str
+    first_call: float
+    events: CompileEvents
+    report: list[str]
+    steady: Timing
+
+
+def autotune_first_calls(n: int = 256, batch: int = 64,
+                         modes=("default", "max-autotune-no-cudagraphs")) -> list[Autotuned]:
+    """Compile an ``nn.Linear(n, n)`` for inference on a (batch, n) input once per mode and
+    time each first call. With Inductor's ``freezing`` on (an internal setting: the weights
+    become constants, which its C++ matmul templates need on a CPU), ``max-autotune`` times
+    its candidate kernels for the matmul (MKL's, and C++ templates it generates and
+    compiles) and keeps the fastest; the default mode takes ATen's kernel without timing
+    anything. ``-no-cudagraphs``: the same search without CUDA graphs, which a CPU has not."""
+    import contextlib
+    import io
+
+    import torch._inductor.config as inductor_config
+    from torch import nn
+
+    compile_setup()
+    torch.manual_seed(0)
+    layer, x = nn.Linear(n, n).eval(), torch.randn(batch, n)
+    results = []
+    for mode in modes:
+        fresh = torch.compile(capture.fresh_copy(lambda t, layer=layer: layer(t), f"linear_{len(results)}"),
+                              mode=None if mode == "default" else mode)
+        printed = io.StringIO()
+        with torch.no_grad(), inductor_config.patch(freezing=True), warnings.catch_warnings(), \
+                contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            warnings.simplefilter("ignore")
+            with compile_events() as events:
+                start = time.perf_counter()
+                fresh(x)
+                seconds = time.perf_counter() - start
+            steady = measure(lambda fresh=fresh: fresh(x), mode, repeats=5)
+        lines = printed.getvalue().splitlines()
+        report = [line.rstrip() for k, line in enumerate(lines)
+                  if line.startswith("AUTOTUNE") or (k and "ms" in line and "%" in line)]
+        results.append(Autotuned(mode, seconds, events, report, steady))
+    return results
 
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64, "bfloat16": torch.bfloat16}
@@ -594,6 +461,26 @@ def draw_gpu_table(data: dict, ax=None):
     fig = ax.figure
     fig.subplots_adjust(left=0.1, right=0.97, bottom=0.15, top=0.9)
     return fig
+
+
+@contextlib.contextmanager
+def quiet_stderr():
+    """Run a block with the process's error stream (file descriptor 2) sent nowhere: the
+    profiler's C++ side writes a line there at every start and stop, which a notebook would
+    paint red. Python's own ``sys.stderr`` is flushed before and after; in a notebook it is a
+    stream of its own, which this leaves alone."""
+    import sys
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as nowhere:
+            os.dup2(nowhere.fileno(), 2)
+            yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def picture(figure, dpi: int = 100):

@@ -20,6 +20,8 @@ seeded with ``seed``):
 * ``"distributed"`` ``DataLoader(ds, batch_size, drop_last, sampler=DistributedSampler(ds,
   num_replicas=world_size, rank=rank, shuffle=shuffle, seed=seed))``; the sampler's own
   ``drop_last`` stays False, so its padding is visible.
+
+Also the data of 05's sequence model: ``toy_sentences`` (token sequences of many lengths).
 """
 
 from __future__ import annotations
@@ -39,6 +41,24 @@ CLASS_NAMES = ("A", "B", "C")
 def toy_labels(n: int) -> list[int]:
     """An imbalanced three-class labelling: 60 % class 0, 30 % class 1, 10 % class 2."""
     return [0 if i < 0.6 * n else 1 if i < 0.9 * n else 2 for i in range(n)]
+
+
+def toy_sentences(n: int, seed: int = 0, vocab: int = 32, mean_extra: float = 20.0,
+                  longest: int = 160) -> list[tuple[torch.Tensor, int]]:
+    """``n`` examples ``(tokens, label)`` for a sequence classifier: ``tokens`` a 1-d int64
+    tensor of ids in [0, vocab), of length 4 plus an exponential with mean ``mean_extra``
+    (at most ``longest``: most sentences short, a few long, as in text); ``label`` 1 when
+    token 1 occurs more often than token 2, else 0. Drawn from a generator seeded with
+    ``seed`` (the global one is left alone)."""
+    if n < 1 or vocab < 3 or longest < 4:
+        raise ValueError(f"need n >= 1, vocab >= 3 and longest >= 4, got {n}, {vocab}, {longest}")
+    g = torch.Generator().manual_seed(seed)
+    lengths = (4 + torch.empty(n).exponential_(1 / mean_extra, generator=g)).clamp(max=longest)
+    examples = []
+    for length in lengths.long().tolist():
+        tokens = torch.randint(0, vocab, (length,), generator=g)
+        examples.append((tokens, int((tokens == 1).sum() > (tokens == 2).sum())))
+    return examples
 
 
 def class_balancing(labels) -> torch.Tensor:

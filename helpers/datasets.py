@@ -320,6 +320,60 @@ def break_even_seconds(startup: float, k: int) -> float:
     return startup * k / (k - 1)
 
 
+# ------------------------------------------------- what a forked worker copies on reading
+
+def private_mib() -> float | None:
+    """This process's private memory in MiB (Linux: Private_Clean + Private_Dirty of
+    /proc/self/smaps_rollup): pages no other process shares, copies made by writing to a
+    page a fork shared included. None where the file does not exist."""
+    try:
+        with open("/proc/self/smaps_rollup") as rollup:
+            kib = sum(int(line.split()[1]) for line in rollup
+                      if line.startswith(("Private_Clean:", "Private_Dirty:")))
+    except OSError:
+        return None
+    return kib / 1024
+
+
+class ReadEverything(Dataset):
+    """Item k reads every element of chunk k of ``values`` (a list, an array, a tensor) and
+    returns ``(private MiB before, private MiB after, the chunk's sum)``: a worker that
+    fetches every item reads the whole container, as an epoch over it would."""
+
+    def __init__(self, values, chunks: int = 10):
+        self.values, self.chunks = values, chunks
+        self.size = -(-len(values) // chunks)
+
+    def __len__(self) -> int:
+        return self.chunks
+
+    def __getitem__(self, k):
+        before = private_mib()
+        start, stop = k * self.size, min((k + 1) * self.size, len(self.values))
+        if isinstance(self.values, list):      # element by element, as __getitem__ would
+            total = sum(self.values[i] for i in range(start, stop))
+        else:                                   # one array: no Python object per element
+            total = self.values[start:stop].sum()
+        return before, private_mib(), float(total)
+
+
+def read_growth_mib(values, chunks: int = 10) -> float | None:
+    """How much a forked DataLoader worker's private memory grows while it reads every
+    element of ``values`` (MiB), or None where it cannot be measured (no fork, no
+    /proc/self/smaps_rollup). Raises what starting the worker raises (see
+    ``workers_explained``)."""
+    import multiprocessing
+
+    from torch.utils.data import DataLoader
+
+    if "fork" not in multiprocessing.get_all_start_methods() or private_mib() is None:
+        return None
+    loader = DataLoader(ReadEverything(values, chunks), batch_size=None, num_workers=1,
+                        multiprocessing_context="fork", timeout=60)
+    rows = list(loader)
+    return rows[-1][1] - rows[0][0]
+
+
 # ---------------------------------------------------------------- copies to a GPU
 
 def pinned_copy_times(megabytes: int = 64, repeat: int = 10) -> str:

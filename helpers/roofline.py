@@ -25,9 +25,12 @@ Three layers:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from matplotlib.figure import Figure
+
+from helpers import timing
 
 # ---------------------------------------------------------------------------- model
 
@@ -69,13 +72,16 @@ def elementwise_cost(numel: int, ops: int, itemsize: int = 4, fused: bool = Fals
 
 @dataclass(frozen=True)
 class Roof:
-    """A device's three numbers: peak (or measured) FLOP/s, bytes/s, and the fixed cost of
-    one call in seconds (None where nobody measured it)."""
+    """A device's three numbers: peak (or measured) FLOP/s, bytes/s of main memory, and the
+    fixed cost of one call in seconds (None where nobody measured it). ``cache_bytes_per_s``:
+    the bandwidth of data that stays in the CPU's caches, where it was measured; a second,
+    higher memory roof for an operation whose data fits there."""
     name: str
     flops: float
     bytes_per_s: float
     overhead_s: float | None = None
     source: str = ""
+    cache_bytes_per_s: float | None = None
 
     @property
     def ridge(self) -> float:
@@ -134,6 +140,56 @@ def format_datasheet() -> str:
                      f"{s.bytes_per_s / 1e9:>6.0f} GB/s {s.float32 / s.bytes_per_s:>6.1f} F/B  "
                      f"{s.source}")
     return "\n".join(lines)
+
+
+CACHE_NUMEL = 2**16   # 256 KiB of float32: what a core's L2 cache can hold
+
+
+@functools.lru_cache(maxsize=None)
+def machine_roof(n: int = 256, numel: int = 2**23, repeats: int = 15) -> Roof:
+    """This machine's numbers, measured once per session on one thread (the setting of every
+    timing in notebook 06):
+
+    * the fixed cost of one eager call: ``t.add_(1)`` on a one-element tensor, whose memory
+      and arithmetic are negligible;
+    * bytes/s of copying ``numel`` float32 values (read once, written once), more than the
+      CPU's caches hold, so that they come from and go to main memory. The source holds
+      data: untouched memory (``torch.empty``) reads from a page the system shares, not
+      from main memory;
+    * bytes/s of the same copy on ``CACHE_NUMEL`` values, which stay in the caches between
+      calls: the roof of an operation whose data is that small (it beats main memory);
+    * FLOP/s of an n×n float32 matmul, the compute roof (one thread, n³: other sizes and
+      more threads reach other rates, so a verdict names this roof).
+
+    Each is the fastest of its repeats: a bound says what the machine can do, and other
+    programs on a shared machine only ever slow a repeat down. The copies and the matmul are
+    timed one call per sample and kept short (a few ms and under 1 ms): on a busy machine
+    a call longer than the slice of time a process gets before another runs is interrupted
+    in every repeat, and its fastest repeat is then no bound at all (a 512³ matmul timed in
+    blocks measured 37 GFLOP/s at load 5 and 104 at load 0.5; these defaults measured 103
+    GFLOP/s and 18.8 GB/s at load 4.7, 104 and 21.6 at load 2). Measured values, not peaks:
+    a better kernel or more threads can exceed them."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        one = torch.ones(1)
+        overhead = timing.measure(lambda: one.add_(1), repeats=7)
+        a = torch.randn(n, n)
+        mm = timing.time_calls(lambda: a @ a, warmup=2, repeats=repeats)
+        x, y = torch.ones(numel), torch.zeros(numel)
+        copy = timing.time_calls(lambda: y.copy_(x), warmup=1, repeats=repeats)
+        small = min(numel, CACHE_NUMEL)
+        xs, ys = torch.ones(small), torch.zeros(small)
+        cached = timing.measure(lambda: ys.copy_(xs), repeats=repeats)
+    finally:
+        torch.set_num_threads(threads)
+    return Roof("this machine (measured)", matmul_cost(n, n, n).flops / min(mm.samples),
+                elementwise_cost(numel, 1).bytes / min(copy.samples), min(overhead.samples),
+                f"measured on one thread: t.add_(1) on 1 element, copy of {numel:,} floats "
+                f"(main memory) and of {small:,} (caches), {n}³ matmul",
+                elementwise_cost(small, 1).bytes / min(cached.samples))
 
 
 REGIMES = ("overhead", "memory", "compute")
@@ -282,17 +338,30 @@ def _log_axes(ax, x: bool = True, y: bool = True) -> None:
             axis.set_minor_locator(NullLocator())
 
 
-def draw_roofline(points: list[Point], peak_flops: float | None = None,
-                  peak_bytes: float | None = None, ceiling_label: str = "peak", ax=None):
-    """Achieved FLOP/s against intensity (log-log) under the roof, when the roof is known."""
+def _cache_roof(roof: Roof) -> Roof | None:
+    """The roof of data that stays in the caches: the same compute roof, the caches' bandwidth."""
+    if not roof.cache_bytes_per_s:
+        return None
+    return Roof(f"{roof.name}, caches", roof.flops, roof.cache_bytes_per_s, roof.overhead_s)
+
+
+CACHE_NOTE = "caches (measured; data that fits stays there between calls)"
+
+
+def draw_roofline(points: list[Point], roof: Roof | None = None, ax=None):
+    """Achieved FLOP/s against intensity (log-log) under the roof, when the roof is known:
+    main memory's (solid) and, where it was measured, the caches' (dotted), which bounds an
+    operation whose data stays in the caches between calls."""
     if ax is None:
-        ax = Figure(figsize=(7.5, 3.6)).add_subplot()
+        ax = Figure(figsize=(7.5, 3.8)).add_subplot()
     xs = [p.intensity for p in points]
     lo, hi = min(xs + [0.1]) / 3, max(xs + [10.0]) * 3
-    if peak_flops and peak_bytes:
-        _roof_line(ax, Roof(ceiling_label, peak_flops, peak_bytes), lo, hi, color="black",
-                   lw=1.5, label=f"roof ({ceiling_label})")
-        ax.axvline(peak_flops / peak_bytes, color="grey", ls=":", lw=1)
+    if roof is not None:
+        _roof_line(ax, roof, lo, hi, color="black", lw=1.5, label="roof: main memory, then compute")
+        ax.axvline(roof.ridge, color="grey", ls=":", lw=1)
+        cached = _cache_roof(roof)
+        if cached is not None:
+            _roof_line(ax, cached, lo, hi, color="black", lw=1.2, ls=":", label=CACHE_NOTE)
     for k, p in enumerate(points):
         ax.scatter([p.intensity], [p.flops_per_s], s=40, color=COLOURS[k % len(COLOURS)],
                    label=f"{p.label}: {p.flops_per_s / 1e9:.2g} GFLOP/s", zorder=3)
@@ -302,9 +371,11 @@ def draw_roofline(points: list[Point], peak_flops: float | None = None,
     ax.set_xlabel("arithmetic intensity (FLOP per byte moved)")
     ax.set_ylabel("achieved FLOP/s")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    if roof is not None and roof.source:
+        ax.set_title(roof.source, fontsize=7)
     fig = ax.figure
-    fig.subplots_adjust(left=0.11, right=0.97, bottom=0.14, top=0.92)
+    fig.subplots_adjust(left=0.09, right=0.56, bottom=0.14, top=0.88)
     return fig
 
 
@@ -326,6 +397,10 @@ def draw_view(v: View, ax=None):
     lo = min(x, 0.05) / 4
     hi = max(x, v.here.ridge, v.gpu.ridge, 100.0) * 4
     _roof_line(ax, v.here, lo, hi, color="black", lw=1.6, label="this machine (measured)")
+    cached = _cache_roof(v.here)
+    if cached is not None:
+        _roof_line(ax, cached, lo, hi, color="black", lw=1.0, ls=":",
+                   label="here, data in the caches")
     _roof_line(ax, v.gpu, lo, hi, color="#9467bd", lw=1.6, ls="--", label=v.gpu.name)
     ax.axvline(x, color="#ff7f0e", lw=1.2)
     # markers as lines without a line: a scatter's PathCollection costs several times as
@@ -396,14 +471,13 @@ def _draw_bounds(fig, v: View, left: float, right: float, bottom: float, top: fl
 def explore(op: str = "chain of 8 elementwise, eager", n: int = 2**20,
             gpu: str = "NVIDIA H100 SXM", here: Roof | None = None, points=()):
     """Pick an operation, a size and a GPU: which roof binds here (measured) and there
-    (datasheet). ``here`` defaults to this machine's measured roof (helpers.bench)."""
+    (datasheet). ``here`` defaults to this machine's measured roof (``machine_roof``)."""
     import ipywidgets as widgets
 
     from helpers.explorer import Explorer
 
     if here is None:
-        from helpers import bench
-        here = bench.machine_roof()
+        here = machine_roof()
     controls = {
         "op": widgets.Dropdown(options=list(OPS), value=op, description="operation",
                                layout=widgets.Layout(width="330px")),

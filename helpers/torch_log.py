@@ -8,6 +8,9 @@ standard output as the message alone; ``shown(graph_breaks=True, brief=True)`` k
 each record, where it happened and torch's one-line explanation (its hints, debug context
 and stack are left out).
 
+``quiet()`` does the opposite for a block whose lesson is to find a break yourself: torch's
+warnings (such as the one a ``.item()`` break prints once) are held back.
+
 The environment variable ``TORCH_LOGS="graph_breaks,recompiles"`` asks for the same logs for
 a whole program; ``torch._logging.set_logs``, which this module calls, is its in-code form
 (documented, though in an underscore module).
@@ -61,4 +64,15 @@ def shown(brief: bool = False, **artifacts):
         for handler, stream, formatter in saved:
             handler.setStream(stream)
             handler.setFormatter(formatter)
+        torch._logging.set_logs()
+
+
+@contextlib.contextmanager
+def quiet():
+    """Run a block with torch's own warnings held back (its loggers set to ERROR); afterwards
+    the logs are back to torch's defaults (``set_logs()``)."""
+    torch._logging.set_logs(all=logging.ERROR)
+    try:
+        yield
+    finally:
         torch._logging.set_logs()

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 matplotlib.use("Agg")
 
-from helpers import bench, roofline  # noqa: E402
+from helpers import bench, roofline, timing  # noqa: E402
 
 
 class Recorder:
@@ -264,14 +264,14 @@ def test_verdict_uses_the_clear_threshold_on_both_sides():
 
 def test_machine_roof_times_its_matmul_and_copy_one_call_per_sample(monkeypatch):
     timed = []
-    real = bench.time_calls
+    real = timing.time_calls
 
     def spy(fn, warmup=3, repeats=20, **kwargs):
         timing = real(fn, warmup, repeats, **kwargs)
         timed.append(len(timing.samples))
         return timing
 
-    monkeypatch.setattr(bench, "time_calls", spy)
+    monkeypatch.setattr(timing, "time_calls", spy)
     bench.machine_roof.cache_clear()
     try:
         roof = bench.machine_roof(n=64, numel=2**16, repeats=3)
@@ -280,3 +280,47 @@ def test_machine_roof_times_its_matmul_and_copy_one_call_per_sample(monkeypatch)
     assert timed == [3, 3], "the matmul and the copy, one call per sample"
     assert roof.flops > 0 and roof.bytes_per_s > 0 and roof.overhead_s > 0
     assert "64³ matmul" in roof.source and "65,536 floats" in roof.source
+    assert "one thread" in roof.source, "a compute-bound verdict names the roof it is under"
+    assert roof.cache_bytes_per_s > 0
+
+
+def _imports(module: str) -> set[str]:
+    """The helpers modules ``module`` imports anywhere in its file, lazily inside a function
+    included (a lazy import is still a circle)."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse((Path(__file__).resolve().parent.parent / "helpers" / f"{module}.py").read_text())
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "helpers":
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("helpers."):
+            found.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("helpers.")}
+    return found
+
+
+def test_bench_roofline_and_timing_import_one_way_only():
+    graph = {m: _imports(m) & {"bench", "roofline", "timing"} for m in ("bench", "roofline", "timing")}
+
+    def reaches(start, goal, seen=()):
+        return any(n == goal or (n not in seen and reaches(n, goal, (*seen, n))) for n in graph[start])
+
+    assert not any(reaches(m, m) for m in graph), f"an import circle among {graph}"
+    assert graph["timing"] == set() and "bench" not in graph["roofline"]
+    assert bench.machine_roof is roofline.machine_roof and bench.measure is timing.measure
+
+
+def test_quiet_stderr_drops_what_the_process_writes_to_descriptor_2(capfd):
+    import os
+    import sys
+
+    with bench.quiet_stderr():
+        os.write(2, b"from C\n")          # what the profiler's C++ side does
+        print("from Python", file=sys.stderr)
+    os.write(2, b"after\n")
+    _, err = capfd.readouterr()
+    assert "from C" not in err and "after" in err
+    assert "from Python" in err, "Python's sys.stderr (a Jupyter stream, here pytest's) is left alone"

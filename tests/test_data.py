@@ -122,3 +122,19 @@ def test_drawing_marks_the_last_batch(kwargs):
     fig = data.draw_plan(p)
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert f" last batch: {p.last_size}" in texts
+
+
+def test_toy_sentences_are_seeded_varied_and_labelled_by_their_tokens():
+    first, again = data.toy_sentences(300, seed=4), data.toy_sentences(300, seed=4)
+    assert all(torch.equal(a, b) and la == lb for (a, la), (b, lb) in zip(first, again))
+    state = torch.get_rng_state()
+    data.toy_sentences(10, seed=1)
+    assert torch.equal(state, torch.get_rng_state()), "the global generator is left alone"
+    lengths = [len(t) for t, _ in first]
+    assert min(lengths) >= 4 and max(lengths) <= 160 and len(set(lengths)) > 20
+    assert sorted(lengths)[len(lengths) // 2] < sum(lengths) / len(lengths), "most short, a few long"
+    for tokens, label in first:
+        assert tokens.dtype == torch.int64 and tokens.min() >= 0 and tokens.max() < 32
+        assert label == int((tokens == 1).sum() > (tokens == 2).sum())
+    with pytest.raises(ValueError, match="vocab"):
+        data.toy_sentences(5, vocab=2)

@@ -140,3 +140,23 @@ def test_workers_explained_turns_a_failed_start_into_a_message(capsys):
     with datasets.workers_explained() as run:
         pass
     assert run.ok
+
+
+def test_a_forked_worker_copies_python_objects_it_reads_and_not_an_array():
+    values = np.random.default_rng(0).normal(size=400_000)
+    as_list = datasets.read_growth_mib(values.tolist())
+    if as_list is None:
+        pytest.skip("no fork or no /proc/self/smaps_rollup here")
+    as_array = datasets.read_growth_mib(values)
+    as_tensor = datasets.read_growth_mib(torch.from_numpy(values))
+    objects_mib = 400_000 * 24 / 2**20        # the floats' own bytes: a lower bound on the pages
+    assert as_list > 0.8 * objects_mib, as_list
+    assert as_array < objects_mib / 4 and as_tensor < objects_mib / 4, (as_array, as_tensor)
+
+
+def test_read_everything_sums_every_chunk_of_any_container():
+    values = np.arange(1003, dtype=np.float64)
+    for container in (values, values.tolist(), torch.from_numpy(values)):
+        reader = datasets.ReadEverything(container, chunks=7)
+        assert len(reader) == 7
+        assert sum(reader[k][2] for k in range(7)) == pytest.approx(values.sum())

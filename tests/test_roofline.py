@@ -105,3 +105,36 @@ def test_explorer_answers_an_impossible_size_in_the_widget_and_recovers():
     assert explorer.error is None and explorer.result.bounds_here.bound == "compute"
     explorer.controls["gpu"].value = "NVIDIA T4"
     assert explorer.result.gpu.name == "NVIDIA T4 (datasheet)"
+
+
+def _line_heights(fig, label):
+    """The y values of the line drawn with ``label``, over its x values."""
+    (line,) = [ln for ln in fig.axes[0].get_lines() if ln.get_label() == label]
+    return dict(zip(line.get_xdata(), line.get_ydata()))
+
+
+def test_the_picture_draws_the_caches_roof_that_bounds_a_cache_resident_point():
+    """A point above main memory's sloped roof (data that stayed in the caches) is under the
+    dotted roof of the caches, which the picture draws and names."""
+    roof = roofline.Roof("toy", flops=1e11, bytes_per_s=1e10, overhead_s=5e-6, source="toy roof",
+                         cache_bytes_per_s=5e10)
+    cost = roofline.elementwise_cost(2**16, 8, fused=True)
+    seconds = cost.bytes / 3e10                      # 30 GB/s: above main memory, under the caches
+    point = roofline.roofline_point(cost, seconds, "cache-resident")
+    assert point.flops_per_s > roofline.attainable(point.intensity, roof.flops, roof.bytes_per_s)
+    assert point.flops_per_s < roofline.attainable(point.intensity, roof.flops, roof.cache_bytes_per_s)
+    fig = roofline.draw_roofline([point], roof)
+    cached = _line_heights(fig, roofline.CACHE_NOTE)
+    lo = min(cached)
+    assert cached[lo] == pytest.approx(lo * roof.cache_bytes_per_s), "the dotted roof is the caches' slope"
+    assert not picture_check.problems(fig), picture_check.problems(fig)
+    view = roofline.view("chain of 8 elementwise, fused", 2**16, "NVIDIA H100 SXM", roof, [point])
+    fig = roofline.draw_view(view)
+    assert any(ln.get_label() == "here, data in the caches" for ln in fig.axes[0].get_lines())
+    assert not picture_check.problems(fig), picture_check.problems(fig)
+
+
+def test_a_roof_without_a_caches_figure_draws_one_memory_roof():
+    fig = roofline.draw_roofline([roofline.roofline_point(roofline.matmul_cost(8, 8, 8), 1e-5)], ROOF)
+    labels = [ln.get_label() for ln in fig.axes[0].get_lines()]
+    assert roofline.CACHE_NOTE not in labels and "roof: main memory, then compute" in labels

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 
@@ -87,3 +88,22 @@ def test_brief_recompile_reasons_name_the_failed_guard_without_the_stack(capsys)
     out, _ = capsys.readouterr()
     assert "Recompiling function _scale" in out and "mode == 'double'" in out, out
     assert "File " not in out, out
+
+
+def test_quiet_holds_back_the_item_break_warning_and_restores_the_defaults(capfd):
+    from torch._dynamo.variables.tensor import TensorVariable
+
+    def scaled(x):
+        return x * x.sum().item()
+
+    warn_once = TensorVariable._warn_capture_scalar_outputs   # torch warns once per process
+    for quietly in (True, False):
+        warn_once.cache_clear()
+        torch._dynamo.reset()
+        with torch_log.quiet() if quietly else contextlib.nullcontext():
+            torch.compile(scaled, backend="eager")(torch.ones(3))
+        out, err = capfd.readouterr()
+        if quietly:
+            assert "Graph break" not in out + err, out + err
+        else:
+            assert "Graph break from `Tensor.item()`" in out + err, "the defaults were not restored"

@@ -38,13 +38,25 @@ ENTRIES: dict[str, Misconception] = {
         ("06_compile-graph-break",)),
     "compile.item-avoids-break": Misconception(
         "reading the condition with .item() (or any Python if) keeps the graph whole",
-        ("06_compile-graph-break", "06_compile-train-step")),
+        ("06_compile-graph-break", "06_compile-graph-breaks", "06_compile-train-step")),
     "compile.clip-scale": Misconception(
         "a norm clip may scale by another norm, or to another length than the limit",
         ("06_compile-graph-break",)),
     "compile.unused-branch-gradient": Misconception(
-        "a value the forward pass throws away (inf, NaN) cannot spoil the gradient",
+        "a value the forward pass throws away (inf, NaN) cannot spoil the gradient, eager or compiled",
         ("06_compile-graph-break",)),
+    "compile.selection-in-graph": Misconception(
+        "a boolean selection x[mask] stays in the graph (its size depends on the data)",
+        ("06_compile-graph-breaks",)),
+    "compile.selection-dropped": Misconception(
+        "a statistic over the selected values may be taken over all of them instead",
+        ("06_compile-graph-breaks",)),
+    "compile.std-formula": Misconception(
+        "a masked rewrite of std or median may change the formula (n instead of n - 1, the mean "
+        "of the middle values)", ("06_compile-graph-breaks",)),
+    "compile.new-dtype": Misconception(
+        "a rewritten function may compute in another dtype than its input's",
+        ("06_compile-graph-breaks",)),
     # guards and recompilation
     "compile.every-call": Misconception(
         "every call of a compiled function compiles again",
@@ -58,6 +70,19 @@ ENTRIES: dict[str, Misconception] = {
     "compile.shape-unguarded": Misconception(
         "a compiled graph is valid for any shape and any Python argument",
         ("06_compile-quiz-recompiles",)),
+    "compile.storm": Misconception(
+        "marking one varying dimension dynamic covers the others", ("06_compile-storm",)),
+    "compile.float-guarded": Misconception(
+        "a Python float that changes with every call is no change for a compiled function",
+        ("06_compile-storm",)),
+    "compile.storm-protocol": Misconception(
+        "a serving function may call the compiled function other than once per request",
+        ("06_compile-storm",)),
+    "compile.pad-changes-result": Misconception(
+        "padding inputs to one shape leaves every result unchanged (a mean over the sequence moves)",
+        ("06_compile-storm",)),
+    "compile.pad-default-dtype": Misconception(
+        "a buffer made without dtype= keeps the input's dtype (it is float32)", ("06_compile-buckets",)),
     "compile.static-new-length": Misconception(
         "a static-shape compile serves a new length without recompiling",
         ("06_compile-buckets", "06_compile-train-step")),
@@ -101,25 +126,6 @@ ENTRIES: dict[str, Misconception] = {
     "bench.one-number": Misconception(
         "a timing loop should return one summary instead of the samples",
         ("06_compile-timing",)),
-    # Inductor: numerics, speed, and whether compiling pays
-    "compile.compare-call": Misconception(
-        "compiling with any backend, or not calling the compiled function, measures Inductor",
-        ("06_compile-inductor",)),
-    "compile.bitwise-equal": Misconception(
-        "compiled results equal eager ones to the last bit",
-        ("06_compile-inductor",)),
-    "compile.first-call-timed": Misconception(
-        "the first call of a compiled function shows its speed",
-        ("06_compile-inductor",)),
-    "compile.speedup-inverted": Misconception(
-        "a speedup is the new time divided by the old one",
-        ("06_compile-inductor",)),
-    "compile.free-speedup": Misconception(
-        "compiling pays from the first call, compile time aside",
-        ("06_compile-break-even",)),
-    "compile.always-faster": Misconception(
-        "compiled code is always faster than eager, so compiling always pays eventually",
-        ("06_compile-break-even",)),
     # a compiled training step
     "compile.uncompiled-call": Misconception(
         "torch.compile changes the original function rather than returning a wrapper to call",
@@ -160,6 +166,14 @@ ENTRIES: dict[str, Misconception] = {
         ("06_compile-batch",)),
     "roofline.bound-sum": Misconception(
         "compute-bound means the compute time exceeds the other two added together",
+        ("06_compile-batch",)),
+    "roofline.batch-from-two": Misconception(
+        "a batch search can start at 2 (a single input is never compute-bound)", ("06_compile-batch",)),
+    "roofline.outputs-free": Misconception(
+        "a layer's traffic is its inputs and weights: writing the outputs costs nothing",
+        ("06_compile-batch",)),
+    "roofline.helpers-count": Misconception(
+        "counting FLOPs and bytes can be left to a helper the exercise switches off",
         ("06_compile-batch",)),
     "roofline.batch-intensity": Misconception(
         "a layer's FLOPs per byte do not change with the batch size",

@@ -85,10 +85,18 @@ ENTRIES: dict[str, Misconception] = {
         ("05_data-collate",)),
     "data.pad-time-first": Misconception(
         "pad_sequence returns (batch, length) without batch_first=True", ("05_data-collate",)),
-    "data.lengths-after-padding": Misconception(
-        "sequence lengths can be measured after padding", ("05_data-collate",)),
-    "data.lengths-count-nonzero": Misconception(
-        "a padded sequence's length is its number of non-zero tokens (a token can be 0)",
+    "data.pad-not-rounded": Misconception(
+        "padding to the batch's own longest length keeps the number of shapes small",
+        ("05_data-collate",)),
+    "data.pad-round-again": Misconception(
+        "rounding up to a multiple moves a length that already is one", ("05_data-collate",)),
+    "data.pad-default-dtype": Misconception(
+        "a buffer made without dtype= can hold token ids (it is float32)", ("05_data-collate",)),
+    "data.mask-float": Misconception(
+        "any 0/1 mask selects positions in attention (a float mask is added to the scores)",
+        ("05_data-collate",)),
+    "data.mask-from-values": Misconception(
+        "which positions are padding can be read from the padded values (a real token can be 0)",
         ("05_data-collate",)),
     "data.pad-value": Misconception(
         "padding can go before the sequence or use another value than zero", ("05_data-collate",)),
@@ -105,6 +113,19 @@ ENTRIES: dict[str, Misconception] = {
         "floor(N / B) batches cover every example", ("05_data-buckets",)),
     "data.buckets-mixed-lengths": Misconception(
         "which sequences share a batch does not change the padding", ("05_data-buckets",)),
+    "data.sampler-iterator-once": Misconception(
+        "a batch sampler's iterator can be made once and serve every epoch", ("05_data-buckets",)),
+    "data.buckets-same-every-epoch": Misconception(
+        "batches worked out once are shuffled enough for every epoch", ("05_data-buckets",)),
+    "data.buckets-sorted-order": Misconception(
+        "length-sorted batches can be yielded in sorted order (short ones first every epoch)",
+        ("05_data-buckets",)),
+    "data.buckets-fixed-batches": Misconception(
+        "shuffling the order of fixed batches shuffles enough (a sequence keeps its companions)",
+        ("05_data-buckets",)),
+    "data.buckets-global-rng": Misconception(
+        "random numbers drawn from the global generator repeat with the sampler's own seed",
+        ("05_data-buckets",)),
     # workers
     "data.prefetch-per-loader": Misconception(
         "prefetch_factor counts batches per loader, not per worker", ("05_data-quiz-ready",)),
@@ -131,6 +152,8 @@ ENTRIES: dict[str, Misconception] = {
     "data.stream-not-sharded": Misconception(
         "each worker of an iterable dataset yields only its part without being told",
         ("05_data-chunks",)),
+    "data.stream-iterator-once": Misconception(
+        "an iterable dataset's iterator can be made once and serve every epoch", ("05_data-chunks",)),
     "data.stream-main-process": Misconception(
         "get_worker_info() describes a worker also when num_workers=0", ("05_data-chunks",)),
     "data.shard-strided": Misconception(
@@ -148,13 +171,15 @@ ENTRIES: dict[str, Misconception] = {
         "every rank sees the whole dataset in an epoch", ("05_data-quiz-ranks",)),
     "data.dist-rule": Misconception(
         "a rank's share follows some rule other than strided and padded", ("05_data-shard",)),
-    "data.dist-no-padding": Misconception(
-        "DistributedSampler does not pad, so ranks get different numbers of indices", ("05_data-shard",)),
-    "data.dist-contiguous": Misconception(
-        "DistributedSampler gives each rank a contiguous chunk of indices", ("05_data-shard",)),
+    "data.gather-rank-order": Misconception(
+        "the ranks' result lists, one after the other, are in dataset order (they interleave)",
+        ("05_data-shard",)),
+    "data.gather-keeps-padding": Misconception(
+        "the indices DistributedSampler repeats to pad are examples of their own", ("05_data-shard",)),
+    "data.gather-by-value": Misconception(
+        "the padding's repeats can be found by comparing values (predictions repeat)",
+        ("05_data-shard",)),
     # the loader in a training loop
-    "data.dist-uses-sampler": Misconception(
-        "computing what DistributedSampler does may be done by calling it", ("05_data-shard",)),
     "data.fit-protocol": Misconception(
         "fit_epoch need not return the epoch's loss", ("05_data-fit-epoch",)),
     "data.fit-returns-tensor": Misconception(

@@ -24,6 +24,30 @@ SEEDED_GROUPS = ("def group_split(dataset, groups, n_val_groups, seed):\n"
                  "    chosen = {names[k] for k in order[:n_val_groups].tolist()}\n"
                  "    val = [i for i, g in enumerate(groups) if int(g) in chosen]\n")
 
+COLLATE = ("def pad_collate(batch):\n"
+           "    lengths = torch.tensor([len(tokens) for tokens, _ in batch])\n"
+           "    width = -(-int(lengths.max()) // 8) * 8\n"
+           "    padded = torch.zeros(len(batch), width, dtype=torch.int64)\n"
+           "    for row, (tokens, _) in enumerate(batch):\n"
+           "        padded[row, :len(tokens)] = tokens\n"
+           "    mask = torch.arange(width) < lengths[:, None]\n"
+           "    labels = torch.tensor([label for _, label in batch], dtype=torch.int64)\n"
+           "    return padded, mask, labels\n")
+BUCKETS = ("class BucketSampler(Sampler):\n"
+           "    def __init__(self, lengths, batch_size, generator):\n"
+           "        self.lengths = torch.as_tensor(lengths)\n"
+           "        self.batch_size, self.generator = batch_size, generator\n"
+           "    def __len__(self):\n"
+           "        return math.ceil(len(self.lengths) / self.batch_size)\n"
+           "    def __iter__(self):\n"
+           "        order = torch.randperm(len(self.lengths), generator=self.generator)\n"
+           "        batches = []\n"
+           "        for bucket in order.split(8 * self.batch_size):\n"
+           "            by_length = bucket[torch.argsort(self.lengths[bucket], stable=True)]\n"
+           "            batches += [batch.tolist() for batch in by_length.split(self.batch_size)]\n"
+           "        for k in torch.randperm(len(batches), generator=self.generator).tolist():\n"
+           "            yield batches[k]\n")
+
 WINDOWS = ("class Windows(Dataset):\n"
            "    def __init__(self, series, width):\n"
            "        self.series, self.width = series, width\n")
@@ -158,71 +182,58 @@ WRONG = {
          "negative power", "data.weights-integer-power"),
     ],
     "05_data-collate": [
-        ("def pad_collate(batch):\n"
-         "    padded = pad_sequence([s for s, _ in batch], batch_first=True)\n"
-         "    lengths = torch.tensor([len(row) for row in padded])\n"
-         "    labels = torch.tensor([y for _, y in batch])\n"
-         "    return padded, lengths, labels\n",
-         "after padding", "data.lengths-after-padding"),
-        ("def pad_collate(batch):\n"
-         "    padded = pad_sequence([s for s, _ in batch], batch_first=True)\n"
-         "    lengths = (padded != 0).sum(dim=1)\n"
-         "    labels = torch.tensor([y for _, y in batch])\n"
-         "    return padded, lengths, labels\n",
-         "non-zero tokens", "data.lengths-count-nonzero"),
-        ("def pad_collate(batch):\n"
-         "    padded = pad_sequence([s for s, _ in batch])\n"
-         "    lengths = torch.tensor([len(s) for s, _ in batch])\n"
-         "    labels = torch.tensor([y for _, y in batch])\n"
-         "    return padded, lengths, labels\n",
-         "batch_first", "data.pad-time-first"),
-        ("def pad_collate(batch):\n"
-         "    padded = pad_sequence([s for s, _ in batch], batch_first=True, padding_side='left')\n"
-         "    lengths = torch.tensor([len(s) for s, _ in batch])\n"
-         "    labels = torch.tensor([y for _, y in batch])\n"
-         "    return padded, lengths, labels\n",
-         "followed by zeros", "data.pad-value"),
-        ("def pad_collate(batch):\n"
-         "    padded = pad_sequence([s for s, _ in batch], batch_first=True)\n"
-         "    lengths = torch.tensor([len(s) for s, _ in batch])\n"
-         "    return padded, lengths, [y for _, y in batch]\n",
-         "three results", "data.collate-protocol"),
-        ("def pad_collate(batch):\n"
-         "    batch = sorted(batch, key=lambda example: len(example[0]), reverse=True)\n"
-         "    padded = pad_sequence([s for s, _ in batch], batch_first=True)\n"
-         "    lengths = torch.tensor([len(s) for s, _ in batch])\n"
-         "    labels = torch.tensor([y for _, y in batch])\n"
-         "    return padded, lengths, labels\n",
-         "order the batch gives them", "data.collate-reorders"),
-        ("def pad_collate(batch):\n"
-         "    padded = pad_sequence([s for s, _ in batch], batch_first=True)\n"
-         "    lengths = torch.tensor([len(s) for s, _ in batch], dtype=torch.int32)\n"
-         "    labels = torch.tensor([y for _, y in batch])\n"
-         "    return padded, lengths, labels\n",
-         "torch's dtype for counts", "data.collate-protocol"),
-        ("def pad_collate(batch):\n"
-         "    padded = pad_sequence([s for s, _ in batch], batch_first=True)\n"
-         "    lengths = torch.tensor([len(s) for s, _ in batch])\n"
-         "    labels = torch.tensor([y for _, y in batch])\n"
-         "    return padded, labels, lengths\n",
-         "are swapped", "data.collate-protocol"),
+        (COLLATE.replace("-(-int(lengths.max()) // 8) * 8", "int(lengths.max())"),
+         "the longest length itself", "data.pad-not-rounded"),
+        (COLLATE.replace("-(-int(lengths.max()) // 8) * 8", "(int(lengths.max()) // 8 + 1) * 8"),
+         "already a multiple of 8", "data.pad-round-again"),
+        (COLLATE.replace("torch.zeros(len(batch), width, dtype=torch.int64)", "torch.zeros(len(batch), width)"),
+         "takes torch's default", "data.pad-default-dtype"),
+        (COLLATE.replace("mask = torch.arange(width) < lengths[:, None]",
+                         "mask = (torch.arange(width) < lengths[:, None]).float()"),
+         "adds a float mask", "data.mask-float"),
+        (COLLATE.replace("mask = torch.arange(width) < lengths[:, None]", "mask = padded != 0"),
+         "cannot tell a token 0", "data.mask-from-values"),
+        (COLLATE.replace("return padded, mask, labels", "return padded.T, mask, labels"),
+         "puts time first", "data.pad-time-first"),
+        (COLLATE.replace("    lengths = torch.tensor(",
+                         "    batch = sorted(batch, key=lambda e: -len(e[0]))\n    lengths = torch.tensor("),
+         "sorted by length", "data.collate-reorders"),
+        (COLLATE.replace("padded[row, :len(tokens)] = tokens", "padded[row, width - len(tokens):] = tokens"),
+         "from the first column on", "data.pad-value"),
+        (COLLATE.replace("torch.tensor([label for _, label in batch], dtype=torch.int64)",
+                         "[label for _, label in batch]"),
+         "three tensors", "data.collate-protocol"),
     ],
     "05_data-buckets": [
-        ("def bucket_batches(lengths, batch_size):\n"
-         "    values = sorted(int(v) for v in lengths)\n"
-         "    return [values[k:k + batch_size] for k in range(0, len(values), batch_size)]\n",
-         "lengths themselves", "data.buckets-lengths"),
-        ("def bucket_batches(lengths, batch_size):\n"
-         "    order = sorted(range(len(lengths)), key=lambda i: int(lengths[i]))\n"
-         "    return [order[k * batch_size:(k + 1) * batch_size] for k in range(len(order) // batch_size)]\n",
-         "of the 10 indices", "data.buckets-drops-rest"),
-        ("def bucket_batches(lengths, batch_size):\n"
-         "    order = list(range(len(lengths)))\n"
-         "    return [order[k:k + batch_size] for k in range(0, len(order), batch_size)]\n",
+        (BUCKETS.replace("    def __iter__(self):\n", "    def __iter__(self):\n"
+                         "        if not hasattr(self, 'once'):\n"
+                         "            self.once = self.epoch()\n"
+                         "        return self.once\n"
+                         "    def epoch(self):\n"),
+         "second epoch yielded no batch", "data.sampler-iterator-once"),
+        (BUCKETS.replace("    def __iter__(self):\n", "    def __iter__(self):\n"
+                         "        if not hasattr(self, 'plan'):\n"
+                         "            self.plan = list(self.epoch())\n"
+                         "        return iter(self.plan)\n"
+                         "    def epoch(self):\n"),
+         "same batches in the same order", "data.buckets-same-every-epoch"),
+        (BUCKETS.replace("order.split(8 * self.batch_size)", "[order]")
+                .replace("torch.randperm(len(batches), generator=self.generator).tolist()", "range(len(batches))"),
+         "sorted by length", "data.buckets-sorted-order"),
+        (BUCKETS.replace("torch.randperm(len(self.lengths), generator=self.generator)",
+                         "torch.arange(len(self.lengths))").replace("order.split(8 * self.batch_size)", "[order]"),
+         "only in another order", "data.buckets-fixed-batches"),
+        (BUCKETS.replace(", generator=self.generator", ""),
+         "seeded alike yielded different", "data.buckets-global-rng"),
+        (BUCKETS.replace("for batch in by_length.split(self.batch_size)]",
+                         "for batch in by_length.split(self.batch_size) if len(batch) == self.batch_size]"),
+         "every index, once", "data.buckets-drops-rest"),
+        (BUCKETS.replace("bucket[torch.argsort(self.lengths[bucket], stable=True)]", "bucket"),
          "short and long sequences share batches", "data.buckets-mixed-lengths"),
-        ("def bucket_batches(lengths, batch_size):\n"
-         "    return [sorted(range(len(lengths)), key=lambda i: int(lengths[i]))]\n",
-         "every batch holds batch_size", "data.buckets-protocol"),
+        (BUCKETS.replace("yield batches[k]", "yield [int(self.lengths[i]) for i in batches[k]]"),
+         "lengths themselves", "data.buckets-lengths"),
+        (BUCKETS.replace("math.ceil(len(self.lengths) / self.batch_size)", "len(self.lengths) // self.batch_size"),
+         "len(sampler)", "data.buckets-protocol"),
     ],
     "05_data-quiz-ready": [
         ("quiz_ready = 2", "counts per worker", "data.prefetch-per-loader"),
@@ -279,27 +290,34 @@ WRONG = {
          "        n, k, w = len(self.records), info.num_workers, info.id\n"
          "        return iter(self.records[w * n // k:(w + 1) * n // k + 1])\n",
          "no record twice", "data.shard-not-partition"),
+        # one iterator, made on the first call and handed out again: the next epoch is empty
+        (STREAM +
+         "        if not hasattr(self, 'stream'):\n"
+         "            info = get_worker_info()\n"
+         "            n, k, w = len(self.records), *((1, 0) if info is None else (info.num_workers, info.id))\n"
+         "            self.stream = iter(self.records[w * n // k:(w + 1) * n // k])\n"
+         "        return self.stream\n",
+         "used up after one epoch", "data.stream-iterator-once"),
     ],
     "05_data-quiz-four": [("quiz_four_faster = False", "needs no core", "data.workers-need-cores"),
                           ('quiz_four_faster = "yes"', "True or False", "data.quiz-bool")],
     "05_data-quiz-ranks": [("quiz_per_rank = 16666", "pads the index list", "data.dist-floor"),
                            ("quiz_per_rank = 50000", "not the whole dataset", "data.dist-everything")],
     "05_data-shard": [
-        ("def rank_indices(n, world_size, rank):\n"
-         "    return list(range(rank, n, world_size))\n",
-         "without padding", "data.dist-no-padding"),
-        ("def rank_indices(n, world_size, rank):\n"
-         "    per = math.ceil(n / world_size)\n"
-         "    return list(range(rank * per, min(n, (rank + 1) * per)))\n",
-         "contiguous chunk", "data.dist-contiguous"),
-        ("def rank_indices(n, world_size, rank):\n"
-         "    per = math.ceil(n / world_size)\n"
-         "    padded = list(range(n)) + list(range(per * world_size - n))\n"
-         "    return padded[rank::world_size]\n",
-         "disagrees with DistributedSampler", "data.dist-rule"),
-        ("def rank_indices(n, world_size, rank):\n"
-         "    return list(DistributedSampler(range(n), num_replicas=world_size, rank=rank, shuffle=False))\n",
-         "without it", "data.dist-uses-sampler"),
+        ("def gather_in_order(per_rank, n):\n"
+         "    return sum(per_rank, [])[:n]\n",
+         "one after the other", "data.gather-rank-order"),
+        ("def gather_in_order(per_rank, n):\n"
+         "    return [values[k] for k in range(len(per_rank[0])) for values in per_rank]\n",
+         "not examples of their own", "data.gather-keeps-padding"),
+        ("def gather_in_order(per_rank, n):\n"
+         "    interleaved = [values[k] for k in range(len(per_rank[0])) for values in per_rank]\n"
+         "    return list(dict.fromkeys(interleaved))\n",
+         "cannot be found by comparing values", "data.gather-by-value"),
+        ("def gather_in_order(per_rank, n):\n"
+         "    interleaved = [values[k] for k in range(len(per_rank[0])) for values in per_rank]\n"
+         "    return interleaved[len(interleaved) - n:]\n",
+         "as its (i // world_size)-th", "data.dist-rule"),
     ],
     "05_data-fit-epoch": [
         ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
@@ -309,7 +327,7 @@ WRONG = {
          + FIVE_STEPS +
          "        losses.append(loss.item())\n"
          "    return sum(losses) / len(losses)\n",
-         "mean of the three batch losses", "data.mean-of-batch-means"),
+         "mean of the 3 batch losses", "data.mean-of-batch-means"),
         ("def fit_epoch(model, loader, optimizer, loss_fn):\n"
          "    model.train()\n"
          "    total, count = 0.0, 0\n"
@@ -400,17 +418,30 @@ ALTERNATIVE = {
         "    return weights / weights.sum()\n"),
     "05_data-collate": (
         "def pad_collate(batch):\n"
-        "    longest = max(len(s) for s, _ in batch)\n"
-        "    padded = torch.zeros(len(batch), longest, dtype=torch.int64)\n"
-        "    for row, (s, _) in enumerate(batch):\n"
-        "        padded[row, :len(s)] = s\n"
-        "    lengths = torch.tensor([len(s) for s, _ in batch], dtype=torch.int64)\n"
-        "    labels = torch.tensor([y for _, y in batch], dtype=torch.int64)\n"
-        "    return padded, lengths, labels\n"),
+        "    sequences = [tokens for tokens, _ in batch]\n"
+        "    padded = pad_sequence(sequences, batch_first=True)\n"
+        "    width = math.ceil(padded.shape[1] / 8) * 8\n"
+        "    padded = torch.cat([padded, padded.new_zeros(len(batch), width - padded.shape[1])], dim=1)\n"
+        "    mask = torch.zeros(padded.shape, dtype=torch.bool)\n"
+        "    for row, tokens in enumerate(sequences):\n"
+        "        mask[row, :len(tokens)] = True\n"
+        "    return padded, mask, torch.tensor([label for _, label in batch])\n"),
     "05_data-buckets": (
-        "def bucket_batches(lengths, batch_size):\n"
-        "    order = torch.argsort(torch.as_tensor(lengths), descending=True, stable=True)\n"
-        "    return [chunk.tolist() for chunk in torch.split(order, batch_size)]\n"),
+        "class BucketSampler(Sampler):\n"
+        "    def __init__(self, lengths, batch_size, generator):\n"
+        "        self.lengths = torch.as_tensor(lengths)\n"
+        "        self.batch_size, self.generator = batch_size, generator\n"
+        "    def __len__(self):\n"
+        "        return (len(self.lengths) + self.batch_size - 1) // self.batch_size\n"
+        "    def __iter__(self):\n"
+        "        size = self.batch_size\n"
+        "        shuffled = torch.randperm(len(self.lengths), generator=self.generator).tolist()\n"
+        "        batches = []\n"
+        "        for start in range(0, len(shuffled), 8 * size):\n"
+        "            bucket = sorted(shuffled[start:start + 8 * size], key=lambda i: int(self.lengths[i]))\n"
+        "            batches.extend(bucket[k:k + size] for k in range(0, len(bucket), size))\n"
+        "        order = torch.randperm(len(batches), generator=self.generator).tolist()\n"
+        "        return iter([batches[k] for k in order])\n"),
     "05_data-quiz-ready": "quiz_ready = 2 * 2",
     "05_data-quiz-workers": "quiz_same_noise = not False",
     "05_data-seed-worker": (
@@ -430,9 +461,14 @@ ALTERNATIVE = {
     "05_data-quiz-four": "quiz_four_faster = 4 > 2",
     "05_data-quiz-ranks": "quiz_per_rank = -(-50_000 // 3)",
     "05_data-shard": (
-        "def rank_indices(n, world_size, rank):\n"
-        "    per_rank = math.ceil(n / world_size)\n"
-        "    return [(rank + k * world_size) % n for k in range(per_rank)]\n"),
+        "def gather_in_order(per_rank, n):\n"
+        "    world = len(per_rank)\n"
+        "    out = [None] * n\n"
+        "    for rank, values in enumerate(per_rank):\n"
+        "        for step, value in enumerate(values):\n"
+        "            if rank + step * world < n:\n"
+        "                out[rank + step * world] = value\n"
+        "    return out\n"),
     "05_data-fit-epoch": (
         "def fit_epoch(model, loader, optimizer, loss_fn):\n"
         "    model.train(True)\n"
