@@ -715,9 +715,9 @@ SHOWN = """async cell => {
 SAVING_MS = 30_000
 
 
-def instrument_cells_of(panel, nb) -> list:
+def instrument_cells_of(page, panel, nb) -> list:
     code = [c for c in nb.cells if c.cell_type == "code"]
-    cells = panel.locator(".jp-CodeCell").all()
+    cells = code_cells(page, panel, len(code))
     return [cell for cell, source in zip(cells, code) if explore_calls_in(source.source)]
 
 
@@ -725,7 +725,7 @@ def shown(page, panel, nb) -> list[dict]:
     """What each instrument cell shows, once its explorer has its picture (or a load's
     patience has run out)."""
     found = []
-    for cell in instrument_cells_of(panel, nb):
+    for cell in instrument_cells_of(page, panel, nb):
         cell.scroll_into_view_if_needed()
         try:
             page.wait_for_function("el => { const i = el.querySelector('.course-explorer img');"
@@ -813,7 +813,7 @@ def reopened_shows(lab, path: str, stem: str, expected: list[dict], shot: str) -
         nb = submissions_read(lab.root / path)
         now = shown(page, panel, nb)
         shoot(page, shot)
-        for index, cell in enumerate(instrument_cells_of(panel, nb)):  # the cell: what it shows
+        for index, cell in enumerate(instrument_cells_of(page, panel, nb)):  # the cell: what it shows
             cell.scroll_into_view_if_needed()
             try:
                 cell.locator(".jp-OutputArea").first.screenshot(
@@ -920,9 +920,9 @@ def test_autosave_of_a_background_tab_keeps_every_instrument(lab):
                          has_text=re.compile(r"^New Launcher")).first.click()
             page.locator(".jp-Launcher").first.wait_for()
             assert not panel.is_visible(), "the notebook is not in the background"
-            page.wait_for_function(
-                "() => document.querySelectorAll('.lm-TabBar-tab.jp-mod-dirty').length === 0",
-                timeout=SAVING_MS)
+            deadline = time.monotonic() + SAVING_MS / 1000
+            while "# edited" not in (lab.root / path).read_text() and time.monotonic() < deadline:
+                page.wait_for_timeout(500)
         finally:
             context.close()
             lab.server.shutdown_kernels()
