@@ -229,3 +229,26 @@ def test_the_feedback_page_says_the_judges_verdict_and_shows_no_judge(graded):
         assert hidden not in page, hidden
     liar = (course / "feedback" / "liar" / "j" / "j.html").read_text()
     assert "a subclass of int, which is not accepted" in liar
+
+
+def test_nbgraders_own_autograde_is_sandboxed_and_judged(graded):
+    """The formgrader's Autograde button (nbgrader's API, nbgrader's Autograde converter) runs
+    the course's SandboxedExecute: the submission is contained and the judges decide."""
+    from nbgrader.apps import NbGraderAPI
+
+    from graders.course.config import Course
+    course, _ = graded
+    snoop = (f"import os\nprint('EXISTS', os.path.exists({str(course / 'gradebook.db')!r}))\n"
+             "def add(a, b):\n    return a + b")
+    released = nbformat.read(str(course / "release" / "j" / "j.ipynb"), as_version=4)
+    gc.submit(course, "snoop", "j", gc.answers(released, **{"j-add": snoop, "j-quiz": LIAR + "q = L(42)"}))
+    api = NbGraderAPI(config=Course(course).config)
+    for student in ("snoop", "liar"):
+        result = api.autograde("j", student)
+        assert result["success"], result.get("error") or result.get("log")
+    scores = gc.scores(course)
+    assert scores[("snoop", "j", "j-add-test")] == 2 and scores[("snoop", "j", "j-quiz-test")] == 0
+    assert scores[("liar", "j", "j-add-test")] == 0
+    printed = "".join(o.get("text", "") for c in nbformat.read(
+        str(course / "autograded" / "snoop" / "j" / "j.ipynb"), as_version=4).cells for o in c.get("outputs", []))
+    assert "EXISTS False" in printed  # the course directory does not exist in the sandbox

@@ -66,16 +66,17 @@ def _started(pid: int) -> str | None:
 class _Scratch:
     """This process's scratch folder (see the module's docstring)."""
 
-    def __init__(self):
+    def __init__(self, short: bool = False):
         self.lock = threading.Lock()
         self.pid, self.folder = None, None
+        self.short = short
 
     def folder_for(self, course_root: str | None) -> Path:
         with self.lock:
             if self.pid != os.getpid() or self.folder is None or not self.folder.is_dir():
                 self.pid = os.getpid()
                 base = Path(course_root) / SCRATCH if course_root and os.access(course_root, os.W_OK) \
-                    else Path(tempfile.gettempdir()) / "graders-scratch"
+                    and not self.short else Path(tempfile.gettempdir()) / "graders-scratch"
                 base.mkdir(mode=0o700, exist_ok=True)
                 host = socket.gethostname()
                 _sweep(base, host)
@@ -99,11 +100,25 @@ def _sweep(base: Path, host: str) -> None:
 
 
 _SCRATCH = _Scratch()
+_SHORT = _Scratch(short=True)
 
 
 def process_scratch(course_root: str | None) -> Path:
     """This process's scratch folder (under ``course_root`` when it can write there)."""
     return _SCRATCH.folder_for(course_root)
+
+
+# multiprocessing's forkserver binds a socket at <tempdir>/pymp-XXXXXXXX/listener-XXXXXXXX, and
+# a socket's path may not be longer than 107 bytes
+SOCKET_ROOM = 107 - len("/pymp-12345678/listener-12345678")
+
+
+def temporary_folder(course_root: str | None) -> Path:
+    """Where this process's temporary files go: its scratch folder under ``course_root``, or,
+    when that path leaves no room for a socket under it, a scratch folder of the same kind in
+    the system's temporary folder (swept alike once its process has ended)."""
+    folder = process_scratch(course_root)
+    return folder if len(str(folder)) <= SOCKET_ROOM else _SHORT.folder_for(None)
 
 
 class _Gradebooks:

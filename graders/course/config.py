@@ -27,6 +27,7 @@ SUMMARY = "graders.feedback.summary.FeedbackSummary"
 PAGE = "graders.feedback.summary.FeedbackPage"
 GET_GRADES = "nbgrader.preprocessors.GetGrades"
 TAGGER = "graders.course.student_copy.TagCellsThatMayFail"
+SANDBOXED = "graders.autograde.sandboxed.SandboxedExecute"
 MARKERS = "graders.course.student_copy.ClearMarkers"
 SANITIZER = "graders.feedback.sanitize.SanitizeOutputs"
 # every exchange action, with the course's class for it (graders.course.exchange, .collect)
@@ -74,6 +75,16 @@ c.HTMLExporter.preprocessors = ["{SANITIZER}"]
 # The per-cell time limit of autograding (notebooks that train small models need more than
 # nbgrader's 30 s); `course autograde --cell-timeout` overrides it for one run.
 c.Execute.timeout = 120
+# nbgrader's own autograde (the formgrader's Autograde button, `nbgrader autograde`) runs a
+# submission as `course autograde` does, never in a plain kernel as the instructor: the
+# sandbox, the judges outside the kernel, the guard and the review
+# (graders.autograde.sandboxed.SandboxedExecute in Execute's place).
+c.Autograde.autograde_preprocessors = [
+    "{SANDBOXED}", "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor", "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades", "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
 # The student copy tags answer and test cells raises-exception, so Run All goes past them,
 # and its test cells show no misconception markers (they are for `course report`).
 c.GenerateAssignment.preprocessors = [

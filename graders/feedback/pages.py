@@ -30,7 +30,7 @@ from nbgrader.coursedir import CourseDirectory
 
 from graders.autograde import recorded
 from graders.autograde.pipeline import Assignment
-from graders.autograde.scratch import ScratchCourse, process_scratch
+from graders.autograde.scratch import ScratchCourse, temporary_folder
 from graders.autograde.status import Record, StatusStore
 from graders.autograde.worker import read_files, write_files
 from graders.course.config import Course
@@ -62,7 +62,7 @@ def feedback(course_dir: Path, assignments: list[str] | None = None, workers: in
     mode = int(str(GenerateFeedback(coursedir=coursedir, config=course.config).permissions), 8)
     # this process's temporary files (multiprocessing's pymp-* folder for its workers among
     # them) go to its scratch folder under the course directory, swept even after a kill
-    previous, tempfile.tempdir = tempfile.tempdir, str(process_scratch(str(course.dir)))
+    previous, tempfile.tempdir = tempfile.tempdir, str(temporary_folder(str(course.dir)))
     try:
         return _feedback(course, coursedir, store, mode, assignments, workers, scheduler)
     finally:
