@@ -24,7 +24,6 @@ a folder of the same name in its temporary folder, swept the same way.
 
 from __future__ import annotations
 
-import atexit
 import copy
 import logging
 import multiprocessing.util
@@ -82,9 +81,10 @@ class _Scratch:
                 _sweep(base, host)
                 self.folder = base / f"{host}-{self.pid}-{_started(self.pid)}"
                 self.folder.mkdir(mode=0o700, exist_ok=True)
-                atexit.register(shutil.rmtree, self.folder, True)
-                # a multiprocessing worker ends without atexit; its finalizers do run
-                multiprocessing.util.Finalize(None, shutil.rmtree, args=(self.folder, True), exitpriority=10)
+                # removed at exit by multiprocessing's finalizers (they run in a worker process
+                # too, which ends without atexit), after multiprocessing's own temporary folder
+                # (priority -100), which may live inside it
+                multiprocessing.util.Finalize(None, shutil.rmtree, args=(self.folder, True), exitpriority=-200)
             return self.folder
 
 
