@@ -51,29 +51,12 @@ class _Anything:
 
 SUBCLASSES = '''\
 import torch as _torch
-class _LyingInt(int):
-    def __eq__(self, other):
-        return True
-    def __ne__(self, other):
-        return False
-    def __hash__(self):
-        return 0
-    def __bool__(self):
-        return True
-class _LyingStr(str):
-    def __eq__(self, other):
-        return True
-    def __ne__(self, other):
-        return False
-    def __hash__(self):
-        return 0
-class _LyingTuple(tuple):
-    def __eq__(self, other):
-        return True
-    def __ne__(self, other):
-        return False
-    def __hash__(self):
-        return 0
+def _lying(base):
+    """A subclass of ``base`` whose __eq__, __ne__, __hash__ and __bool__ lie."""
+    return type("_Lying" + base.__name__.title(), (base,), {
+        "__eq__": lambda self, other: True, "__ne__": lambda self, other: False,
+        "__hash__": lambda self: 0, "__bool__": lambda self: True})
+_LyingInt, _LyingStr, _LyingTuple = _lying(int), _lying(str), _lying(tuple)
 class _LyingTensor(_torch.Tensor):
     def __eq__(self, other):
         return _torch.ones((), dtype=_torch.bool)

@@ -20,7 +20,7 @@ import nbgrading
 from authoring import submissions
 from graders.autograde import batch
 
-STEMS = ["01_tensors", "04_training_loop"]
+STEMS = ["01_tensors", "04_training_loop", "06_compile"]
 CASES = [(value, None) for value in forgeries.VALUES] + [("anything", attack) for attack in forgeries.ATTACKS]
 
 
