@@ -516,3 +516,42 @@ def explained(observed, key: str, hints: dict):
         said = said if said.endswith((".", "!", "?")) else said + "."
         checks.expect_true(False, f"{said} {reason}".strip())
     return found
+
+
+# ---------------------------------------------------------------- the graders' inputs
+
+def tempered_cases() -> dict[str, tuple[torch.Tensor, tuple]]:
+    """Labels by name, with the alphas tried on each: gaps in the class ids, 0 and 1 as ints
+    and as floats."""
+    from helpers import data
+
+    shuffled = torch.tensor(data.toy_labels(200))[torch.randperm(200, generator=torch.Generator().manual_seed(3))]
+    return {"ten labels": (torch.tensor([2, 0, 0, 1, 0, 0, 1, 0, 0, 0]), (0.5,)),
+            "200 shuffled labels": (shuffled, (0.25, 0.8, 0, 1, 0.0, 1.0, 0.5)),
+            "labels 0, 2 and 5 only": (torch.tensor([5, 0, 5, 2, 2, 5, 5, 0, 5, 5]), (0.25, 0))}
+
+
+def collate_cases() -> dict[str, list]:
+    """Batches of (tokens, label) by name: real tokens 0, a longest length that is a multiple
+    of 8, one token, lengths past 16, random lengths with trailing zeros."""
+    g = torch.Generator().manual_seed(9)
+    random_lengths = [(torch.randint(0, 4, (int(k),), generator=g), int(k) % 3)
+                      for k in torch.randint(1, 12, (9,), generator=g)]
+    return {"a token 0, lengths 1 and 9": [(torch.tensor([7]), 0), (torch.tensor([4, 0, 6, 1, 2, 3, 5, 8, 9]), 2)],
+            "lengths 8 and 3": [(torch.arange(8), 1), (torch.tensor([3, 0, 0]), 0)],
+            "one token": [(torch.tensor([0]), 2)],
+            "lengths up to 17": [(torch.arange(17) % 5, 1), (torch.tensor([6] * 16), 0), (torch.tensor([2]), 2)],
+            "eleven random, trailing zeros": random_lengths + [(torch.tensor([3, 0, 0]), 1), (torch.tensor([0]), 2)]}
+
+
+def gather_cases() -> dict[str, tuple[list, int]]:
+    """(the value of each example, world size) by name: more ranks than examples, no padding,
+    one rank, predictions that repeat."""
+    return {"10 named values, 4 ranks": ([f"prediction {i}" for i in range(10)], 4),
+            "10 named values, 3 ranks": ([f"prediction {i}" for i in range(10)], 3),
+            "12 values, 3 ranks": (list(range(100, 112)), 3),
+            "3 values, 5 ranks": (["a", "b", "c"], 5),
+            "1 value, 1 rank": ([7], 1),
+            "5 values, 12 ranks": ([0.5, 0.25, 0.125, 1.0, 2.0], 12),
+            "100 class predictions, 8 ranks": ([i * 7 % 3 for i in range(100)], 8),
+            "7 repeated labels, 2 ranks": ([1, 0, 1, 1, 0, 0, 1], 2)}

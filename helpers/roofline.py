@@ -185,7 +185,7 @@ def machine_roof(n: int = 256, numel: int = 2**23, repeats: int = 15) -> Roof:
         cached = timing.measure(lambda: ys.copy_(xs), repeats=repeats)
     finally:
         torch.set_num_threads(threads)
-    return Roof("this machine (measured)", matmul_cost(n, n, n).flops / min(mm.samples),
+    return Roof("this machine (measured, one thread)", matmul_cost(n, n, n).flops / min(mm.samples),
                 elementwise_cost(numel, 1).bytes / min(copy.samples), min(overhead.samples),
                 f"measured on one thread: t.add_(1) on 1 element, copy of {numel:,} floats "
                 f"(main memory) and of {small:,} (caches), {n}³ matmul",
@@ -274,7 +274,7 @@ class View:
     @property
     def note(self) -> str:
         return (f"{self.cost.flops:,.0f} FLOPs, {self.cost.bytes:,.0f} bytes: "
-                f"{self.cost.intensity:.3g} FLOP/byte. This machine (ridge "
+                f"{self.cost.intensity:.3g} FLOP/byte. Under {self.here.name}'s roof (ridge "
                 f"{self.here.ridge:.3g}): {self.bounds_here.bound}-bound. "
                 f"{self.gpu.name} (ridge {self.gpu.ridge:.3g}): {self.bounds_gpu.bound}-bound "
                 f"(its overhead bar is this machine's: the host CPU dispatches a GPU's kernels).")
@@ -353,7 +353,7 @@ def draw_roofline(points: list[Point], roof: Roof | None = None, ax=None):
     main memory's (solid) and, where it was measured, the caches' (dotted), which bounds an
     operation whose data stays in the caches between calls."""
     if ax is None:
-        ax = Figure(figsize=(7.5, 3.8)).add_subplot()
+        ax = Figure(figsize=(9.5, 4.2)).add_subplot()
     xs = [p.intensity for p in points]
     lo, hi = min(xs + [0.1]) / 3, max(xs + [10.0]) * 3
     if roof is not None:
@@ -371,11 +371,12 @@ def draw_roofline(points: list[Point], roof: Roof | None = None, ax=None):
     ax.set_xlabel("arithmetic intensity (FLOP per byte moved)")
     ax.set_ylabel("achieved FLOP/s")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-    if roof is not None and roof.source:
-        ax.set_title(roof.source, fontsize=7)
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    if roof is not None:
+        ax.set_title("roof: one thread, main memory and caches measured by copies, compute by a "
+                     "256³ matmul" if roof.cache_bytes_per_s else roof.name, fontsize=9, loc="left")
     fig = ax.figure
-    fig.subplots_adjust(left=0.09, right=0.56, bottom=0.14, top=0.88)
+    fig.subplots_adjust(left=0.08, right=0.5, bottom=0.12, top=0.9)
     return fig
 
 
@@ -396,7 +397,7 @@ def draw_view(v: View, ax=None):
     x = v.cost.intensity
     lo = min(x, 0.05) / 4
     hi = max(x, v.here.ridge, v.gpu.ridge, 100.0) * 4
-    _roof_line(ax, v.here, lo, hi, color="black", lw=1.6, label="this machine (measured)")
+    _roof_line(ax, v.here, lo, hi, color="black", lw=1.6, label=v.here.name)
     cached = _cache_roof(v.here)
     if cached is not None:
         _roof_line(ax, cached, lo, hi, color="black", lw=1.0, ls=":",

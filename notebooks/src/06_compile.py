@@ -92,7 +92,8 @@ print("torch", torch.__version__, "on", helpers.bench.describe_device()["name"])
 # %%
 here = helpers.roofline.machine_roof()
 print(f"overhead: {here.overhead_s * 1e6:6.2f} µs per eager call")
-print(f"memory:   {here.bytes_per_s / 1e9:6.1f} GB/s (main memory)")
+print(f"memory:   {here.bytes_per_s / 1e9:6.1f} GB/s (main memory; "
+      f"{here.cache_bytes_per_s / 1e9:.0f} GB/s for 256 KiB, which stays in the caches)")
 print(f"compute:  {here.flops / 1e9:6.1f} GFLOP/s (float32 256³ matmul, one thread)")
 
 # %% [markdown]
@@ -1479,8 +1480,8 @@ helpers.bench.picture(helpers.roofline.draw_roofline(points, here))
 #
 # The **roofline explorer** puts an operation of your choice on two roofs: this machine's
 # (measured, black; dotted for data in the caches) and a GPU's from its vendor's datasheet
-# (dashed; the figures and their sources are printed in §11). The bars on the right are the three lower bounds on one
-# call's time on each device; the coloured one binds. Try:
+# (dashed; the figures and their sources are printed in §11). The bars on the right are the
+# three lower bounds on one call's time on each device; the coloured one binds. Try:
 #
 # 1. Predict which bound binds for a matrix-vector product at n = 4096, here and on the
 #    H100. Set it and check. Then switch to the square matmul at the same n.
