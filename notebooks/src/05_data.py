@@ -959,7 +959,8 @@ def read_growth_table():
     values = np.random.default_rng(0).normal(size=1_000_000)
     kept = {"list of Python floats": values.tolist(), "NumPy array": values,
             "tensor": torch.from_numpy(values)}
-    print(f"one Python float takes {sys.getsizeof(1.5)} bytes; the array {values.nbytes / 2**20:.1f} MiB")
+    print(f"the list's floats: {len(values):,} objects of {sys.getsizeof(1.5)} bytes, "
+          f"{len(values) * sys.getsizeof(1.5) / 2**20:.1f} MiB; the array: {values.nbytes / 2**20:.1f} MiB")
     for name, container in kept.items():
         grown = helpers.datasets.read_growth_mib(container)
         said = "not measurable here (no fork or no /proc)" if grown is None else f"{grown:6.1f} MiB"
@@ -970,7 +971,9 @@ with helpers.datasets.workers_explained():
     read_growth_table()
 
 # %% [markdown]
-# The remedy follows: keep what workers read in arrays or tensors (token ids concatenated
+# The list's growth is more than its floats' own bytes: the system copies whole pages, and
+# those also hold the allocator's bookkeeping and the gaps between objects. The remedy
+# follows: keep what workers read in arrays or tensors (token ids concatenated
 # in one array with an array of offsets, rather than a list of lists), or in files opened
 # lazily in each worker (section 9), not in lists and dicts of Python objects.
 
