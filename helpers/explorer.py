@@ -30,7 +30,7 @@ What every instrument gets from it:
   front end without widgets show it; with the lab's saved widget state (lab/ config) a reopened notebook shows the
   last picture; a view whose kernel is gone (restart, reopened notebook) says exactly which
   cells to run (this one, after the earlier cells that define what it uses, named by their
-  first lines: helpers.rerun) instead of showing broken-link icons. Re-running a cell closes the explorers
+  first lines: helpers.lab.rerun) instead of showing broken-link icons. Re-running a cell closes the explorers
   that cell made before, so that saved widget state does not pile up.
 
 ``compute()`` (model + draw, timed in ``timings``), ``render()`` (the bytes the image widget
@@ -61,7 +61,7 @@ from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from helpers import rerun
+from helpers.lab import rerun
 
 FIGSIZE = (7.5, 3.6)
 CSS_DPI = 96          # matplotlib inches -> CSS pixels, as browsers count them
@@ -69,10 +69,10 @@ PNG_SCALE = 2         # device pixels per CSS pixel for image_format="png"
 MIN_FONTSIZE = 9      # points: 12 CSS px at CSS_DPI
 ENTER_HINT = "Type in a box, then press Enter to apply it."
 SPARE_DELAY_S = 0.03  # after a picture is sent, before the next figure is made ready
-# Set to a process id, that process checks every setting's picture with helpers.picture_check
+# Set to a process id, that process checks every setting's picture with helpers.lab.picture_check
 # (tests/conftest.py sets it to pytest's own: a kernel that inherits it has another id).
 CHECK_PICTURES = "COURSE_CHECK_PICTURES"
-# shown when the kernel is gone; what to run is read from the kernel's history (helpers.rerun)
+# shown when the kernel is gone; what to run is read from the kernel's history (helpers.lab.rerun)
 OFFLINE_HINT = ("This is the last picture drawn: its controls stopped with the kernel (a restart, "
                 "or a reopened notebook). {what}.")
 
@@ -323,7 +323,7 @@ class Explorer(widgets.VBox):
             self.message.value = (f"<div class='course-explorer-note'>{html.escape(note)}</div>"
                                   if note else "")
             if os.environ.get(CHECK_PICTURES) == str(os.getpid()):
-                from helpers import picture_check
+                from helpers.lab import picture_check
                 picture_check.record(self)
         else:
             kept = " (the picture shows the last valid setting)" if self.image.value else ""

@@ -1,7 +1,7 @@
 """One line per graded test cell: the exercise's name, its score and, when points were lost,
 the message a student reads (what they probably believed, in words).
 
-Shared by the student's Validate (helpers.validate) and the feedback page's summary
+Shared by the student's Validate (helpers.lab.validate) and the feedback page's summary
 (graders.feedback.summary), so both say the same thing in the same words. Works on an
 executed notebook (nbformat): names come from the markdown above each exercise, messages
 from its test cell's outputs, with misconception markers and ANSI colours taken out.

@@ -69,7 +69,7 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: (*rank[file(item)], [-ord(c) for c in stem(item)]))
 
 
-# Every picture an instrument draws while a test runs passes helpers.picture_check (the
+# Every picture an instrument draws while a test runs passes helpers.lab.picture_check (the
 # Explorer checks each setting's picture when this variable holds its process's id, so a
 # notebook kernel started by a test, which inherits the variable, does not).
 os.environ["COURSE_CHECK_PICTURES"] = str(os.getpid())
@@ -78,10 +78,10 @@ os.environ["COURSE_CHECK_PICTURES"] = str(os.getpid())
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     outcome = yield
-    check = sys.modules.get("helpers.picture_check")
+    check = sys.modules.get("helpers.lab.picture_check")
     found = check.take_found() if check is not None else []
     if found and outcome.excinfo is None:
         shown = "\n".join(found[:20]) + (f"\n... and {len(found) - 20} more" if len(found) > 20 else "")
         outcome.force_exception(AssertionError(
             f"{len(found)} defects in the pictures instruments drew during this test "
-            f"(helpers/picture_check.py):\n{shown}"))
+            f"(helpers/lab/picture_check.py):\n{shown}"))

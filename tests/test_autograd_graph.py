@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 from torch.testing import assert_close
 
 from helpers import autograd_graph as ag
-from helpers.picture_check import problems
+from helpers.lab.picture_check import problems
 
 OPS = ["add", "sub", "mul", "div", "pow", "exp", "sum", "mean", "relu", "matmul"]
 

@@ -208,7 +208,7 @@ def test_explorer_says_there_is_no_gpu_and_recovers():
 
 def test_speedup_labels_sit_in_the_row_labels_clear_of_the_error_bars():
     """Once seen: '833.7 µs' written from the end of an error bar, over its cap."""
-    from helpers import picture_check
+    from helpers.lab import picture_check
     result = bench.speedup(2**10, compile=False, repeats=3)
     eager = result.eager
     compiled = bench.Timing("compiled", [s / 3 for s in eager.samples], first_call=0.5,

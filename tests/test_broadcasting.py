@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import broadcasting as B
-from helpers.picture_check import problems
+from helpers.lab.picture_check import problems
 
 sizes = st.sampled_from([0, 1, 1, 2, 3, 4])
 shapes = st.lists(sizes, max_size=4).map(tuple)

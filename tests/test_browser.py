@@ -21,7 +21,7 @@ rest untouched). For each notebook:
 * completed: every test cell also ends with the pass line; every dropdown shows its whole
   text and every number box a plain number, before and after a control changes.
 
-nbgrader's Validate (the course's: helpers/validate.py) passes the completed notebook; for the
+nbgrader's Validate (the course's: helpers/lab/validate.py) passes the completed notebook; for the
 untouched one it leads with one line per failing test cell, the exercise's name and its
 message, no test code, and the half-done copy's wrong answers are named by their
 misconceptions. The lab shows a student Validate and none of nbgrader's instructor tools, no
@@ -651,7 +651,7 @@ def follow_the_banner(page, panel, nb, stem: str, index: int):
     """Instrument ``index`` (its kernel gone) says which cells to run: run exactly those,
     found by their first lines, then its own cell; no error; return the explorer the rerun
     made, connected."""
-    from helpers.rerun import first_line
+    from helpers.lab.rerun import first_line
 
     instrument_cells = panel.locator(".jp-CodeCell").evaluate_all(
         "cells => cells.map((c, k) => c.querySelector('.course-explorer') ? k : -1).filter(k => k >= 0)")
@@ -772,7 +772,7 @@ def run_all_and_move_every_instrument(lab, path: str, stem: str):
 def saved_widget_problems(lab, path: str) -> list[str]:
     """The saved file: every instrument output keeps its widget view, and the view's model
     with every model it names is in the file's widget state."""
-    from helpers.saved_widgets import STATE, VIEW, with_references
+    from helpers.lab.saved_widgets import STATE, VIEW, with_references
 
     nb = submissions_read(lab.root / path)
     state = nb.metadata.get("widgets", {}).get(STATE, {}).get("state", {})
@@ -801,7 +801,7 @@ def json_references(value) -> set[str]:
 
 
 def rerun_first_line(source: str) -> str:
-    from helpers.rerun import first_line
+    from helpers.lab.rerun import first_line
     return first_line(source)
 
 
@@ -947,7 +947,7 @@ def test_an_instrument_cell_run_alone_says_which_cells_to_run_first(lab):
     "NameError: name 'helpers' is not defined". It imports its helper, and the name the
     student defines first is answered with the cells to run, as a test cell's "Not answered
     yet" is: one line, no traceback. Running those cells, then it again, makes the instrument."""
-    from helpers.rerun import first_line
+    from helpers.lab.rerun import first_line
 
     stem = "02_autograd"
     nb = submissions_read(lab.root / "completed" / f"{stem}.ipynb")

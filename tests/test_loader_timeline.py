@@ -242,7 +242,7 @@ def test_every_kind_and_the_queue_strip_have_colours_told_apart():
 
 
 def test_the_picture_s_text_is_12_css_px_and_the_swatches_look_like_the_bars():
-    from helpers import picture_check
+    from helpers.lab import picture_check
 
     result = lt.explore_model(num_workers=2, item_ms=1, step_ms=5)
     figure = lt.draw_timeline(result)

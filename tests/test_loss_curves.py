@@ -18,7 +18,7 @@ matplotlib.use("Agg")
 from matplotlib.figure import Figure  # noqa: E402
 
 from helpers import loss_curves as lc  # noqa: E402
-from helpers import picture_check  # noqa: E402
+from helpers.lab import picture_check  # noqa: E402
 
 
 def test_digits_are_sklearns_load_digits():

@@ -138,7 +138,7 @@ def test_the_lab_s_kernel_socket_sends_each_message_at_once(monkeypatch):
     from jupyter_server.services.kernels.websocket import KernelWebsocketHandler
     from traitlets.config.loader import JSONFileConfigLoader
 
-    from helpers.kernel_socket import PromptConnection
+    from helpers.lab.kernel_socket import PromptConnection
 
     config = JSONFileConfigLoader("jupyter_server_config.json", str(REPO / "lab")).load_config()
     assert ServerApp(config=config).kernel_websocket_connection_class is PromptConnection

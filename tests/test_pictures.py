@@ -1,4 +1,4 @@
-"""Every instrument's picture passes helpers.picture_check at every setting of a sweep of its
+"""Every instrument's picture passes helpers.lab.picture_check at every setting of a sweep of its
 controls: no two texts overlap, no text leaves the figure or crosses a box's outline, no
 label covers an arrowhead or an error bar's end. The check itself is tested first, on
 figures made to have each defect.
@@ -29,8 +29,8 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle  # noqa: E402
 
 import helpers  # noqa: E402
-from helpers import picture_check  # noqa: E402
 from helpers.explorer import Explorer  # noqa: E402
+from helpers.lab import picture_check  # noqa: E402
 from helpers.loss_curves import conv_net  # noqa: E402
 
 # --- the check, on figures with one defect each ------------------------------------------

@@ -1,4 +1,4 @@
-"""helpers.rerun: the cells an instrument's banner asks for after a restart are exactly those
+"""helpers.lab.rerun: the cells an instrument's banner asks for after a restart are exactly those
 its cell needs (the imports, the cells defining what it uses, and what those use in turn),
 in order, named by their first lines; a self-sufficient cell is asked for alone. Checked on
 sources, and in a real kernel, where each notebook's instrument cell, after a restart, runs
@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from conftest import REPO
-from helpers import rerun
+from helpers.lab import rerun
 
 IMPORTS = "import math\n\nimport torch\n\nimport helpers.strides\nfrom helpers import checks"
 

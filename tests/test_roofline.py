@@ -13,7 +13,8 @@ from torch.utils.flop_counter import FlopCounterMode
 
 matplotlib.use("Agg")
 
-from helpers import picture_check, roofline  # noqa: E402
+from helpers import roofline  # noqa: E402
+from helpers.lab import picture_check  # noqa: E402
 
 ROOF = roofline.Roof("toy", flops=1e11, bytes_per_s=1e10, overhead_s=5e-6)
 

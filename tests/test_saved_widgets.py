@@ -1,11 +1,11 @@
-"""helpers.saved_widgets: the lab's pre-save hook keeps a picture for every instrument."""
+"""helpers.lab.saved_widgets: the lab's pre-save hook keeps a picture for every instrument."""
 
 from __future__ import annotations
 
 import copy
 import json
 
-from helpers.saved_widgets import (
+from helpers.lab.saved_widgets import (
     STATE,
     VIEW,
     drop_unrestorable_views,

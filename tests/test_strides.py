@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers import strides as S
-from helpers.picture_check import problems
+from helpers.lab.picture_check import problems
 
 shapes = st.lists(st.integers(1, 4), min_size=1, max_size=4).map(tuple)
 

@@ -1,4 +1,4 @@
-"""The student's Validate (helpers.validate.CourseValidator, the lab's server extension) on
+"""The student's Validate (helpers.lab.validate.CourseValidator, the lab's server extension) on
 real releases: each failing test cell is reported as its exercise's name and the message the
 notebook shows, never the test's code or a misconception marker, each message once; the
 reference answers pass. The release's test cells carry no markers (graders.course.student_copy
@@ -17,7 +17,7 @@ from traitlets.config import Config
 
 from authoring import submissions
 from conftest import REPO
-from helpers.validate import CourseValidator
+from helpers.lab.validate import CourseValidator
 
 STEM = "01_tensors"
 pytestmark = pytest.mark.slow
@@ -121,7 +121,7 @@ def test_every_quiz_and_exercise_of_a_release_has_its_own_name():
 
 
 def test_the_count_line_says_what_failed_and_what_is_not_answered():
-    from helpers.validate import count_line
+    from helpers.lab.validate import count_line
 
     def entry(message):
         return {"raw_error": message}

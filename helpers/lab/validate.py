@@ -37,7 +37,8 @@ from nbgrader.server_extensions.validate_assignment.handlers import (
 from nbgrader.validator import Validator
 from traitlets import Bool
 
-from helpers import rerun, verdicts
+from helpers import verdicts
+from helpers.lab import rerun
 
 
 class CourseValidator(Validator):
@@ -145,7 +146,7 @@ class CourseValidateHandler(ValidateAssignmentHandler):
 
 
 def _jupyter_server_extension_points():
-    return [{"module": "helpers.validate"}]
+    return [{"module": "helpers.lab.validate"}]
 
 
 class _UpstreamPingNotice:
@@ -168,4 +169,4 @@ def _load_jupyter_server_extension(serverapp) -> None:
     base = web_app.settings["base_url"]
     web_app.add_handlers(".*$", [(url_path_join(base, r"/assignments/validate"), CourseValidateHandler),
                                  (url_path_join(base, r"/nbgrader_version"), NbGraderVersionHandler)])
-    serverapp.log.info("Validate: one line per failing cell (helpers.validate)")
+    serverapp.log.info("Validate: one line per failing cell (helpers.lab.validate)")
