@@ -15,7 +15,7 @@
 # - say what `.to(device)` moves and what it leaves behind;
 # - keep layers in `nn.ModuleList` / `nn.Sequential` / `nn.ModuleDict`, not in a Python list;
 # - count parameters (d_out·(d_in + 1) per Linear) and reason with y = x Wᵀ + b;
-# - read `nn.Conv2d`'s and `nn.Embedding`'s weights, `channels_last` strides, sparse gradients;
+# - read `nn.Conv2d`'s and `nn.Embedding`'s weights and gradients, and `channels_last` strides;
 # - switch `train()` / `eval()` (dropout, batch norm) for a model *and each submodule*,
 #   and choose between `torch.no_grad()` and `torch.inference_mode()`;
 # - save and load a `state_dict` safely: `weights_only`, strict key matching, allow-listed
@@ -90,8 +90,7 @@ print("output shape:", tuple(net(torch.randn(5, 4)).shape))
 # name `hidden`; the Linear's own weight and bias sit in its `_parameters`.
 
 # %%
-print("net._modules:", list(net._modules))
-print("net.hidden._parameters:", list(net.hidden._parameters))
+print("net._modules:", list(net._modules), "| net.hidden._parameters:", list(net.hidden._parameters))
 
 # %% [markdown]
 # Without `super().__init__()` those registries do not exist yet, and the first assignment
@@ -499,8 +498,9 @@ seq = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
 print([name for name, _ in seq.named_parameters()])
 heads = nn.ModuleDict({"digit": nn.Linear(8, 10), "parity": nn.Linear(8, 2)})
 print([name for name, _ in heads.named_parameters()])
-seq[1] = nn.Tanh()  # replaces an entry; parent.register_module(name, layer) any child
-print([type(m).__name__ for m in seq])
+seq[1] = nn.Tanh()  # replaces an entry
+heads.register_module("parity", nn.Linear(8, 3))  # replaces the child of that name, in any module
+print([type(m).__name__ for m in seq], "| heads.parity:", heads.parity)
 
 # %% [markdown]
 # ### The module inspector

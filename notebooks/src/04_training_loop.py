@@ -72,12 +72,10 @@ for threads in (1, 2):
 torch.set_num_threads(1)
 
 # %% [markdown]
-# Some kernels, mostly on GPUs (`scatter_add_` and `index_add_` on CUDA, for instance),
-# add in whatever order their threads finish, so two runs can differ in the last bits and
-# then drift apart. `torch.use_deterministic_algorithms(True)` makes PyTorch choose an
-# implementation that gives the same bits every time, or raise an error where it has none.
-# This page also keeps the number of threads at one, so that each sum is added up in one
-# order on every run.
+# Some kernels, mostly on GPUs (`scatter_add_` and `index_add_` on CUDA), add in whatever
+# order their threads finish, so two runs can drift apart. `torch.use_deterministic_algorithms(True)`
+# picks implementations that give the same bits every time (or raises where there is none),
+# and one thread adds every sum up in one order.
 #
 # ## 1. The five steps
 #
@@ -221,30 +219,6 @@ print(f"size of step 30: {moves[-1]:.3f} (limit lr·g / (1 − μ) = {0.1 * 1.0 
       f"{1.0 / (1 - 0.9):.1f})")
 
 # %% [markdown]
-# On a valley that is steep in one direction and shallow in the other, plain SGD must
-# keep its rate small enough for the steep direction and then crawls along the shallow
-# one; momentum builds up speed along the shallow direction while its swings across the
-# steep one partly cancel. On the loss 10·x² + 0.1·y², each SGD step multiplies x by
-# 1 − 20·lr, so above lr = 0.1 x grows. Both optimizers get 100 steps at lr 0.09:
-
-# %%
-def valley_run(momentum, lr=0.09, steps=100):
-    point = nn.Parameter(torch.tensor([1.0, 1.0]))
-    opt = torch.optim.SGD([point], lr=lr, momentum=momentum)
-    for _ in range(steps):
-        opt.zero_grad()
-        (10 * point[0] ** 2 + 0.1 * point[1] ** 2).backward()
-        opt.step()
-    return point.detach()
-
-
-for momentum in (0.0, 0.9):
-    end = valley_run(momentum)
-    print(f"momentum {momentum}: ends at x = {end[0].item():+.5f}, y = {end[1].item():+.5f}"
-          f"   (distance to the minimum {end.norm().item():.4f})")
-print(f"plain SGD at lr 0.11: x after 100 steps = {valley_run(0.0, lr=0.11)[0].item():.3g}")
-
-# %% [markdown]
 # **Adam** divides each gradient by a running estimate of its size, so its steps have
 # roughly the size of the learning rate whatever the gradient's scale. **AdamW** is Adam
 # plus weight decay applied to the weights directly (θ shrinks by lr·wd·θ each step), not
@@ -270,6 +244,36 @@ for name, make in [("SGD", lambda ps: torch.optim.SGD(ps, lr=0.2)),
 # SGD's step grows with the gradient; Adam's first step is lr whatever the gradient
 # (and 0 for a zero gradient); AdamW also shrinks θ by 0.2 · 0.1 · 2.0 = 0.04 with no
 # gradient at all.
+#
+# `Adam(weight_decay=…)` does something else: it adds wd·θ to the gradient, which Adam then
+# divides by its estimate of the gradient's size. Two weights start at 1.0, with gradients
+# 1.0 (steep) and 0.001 (flat) at every step; after 50 steps at lr 0.01, what the decay
+# changed in each, against the same run without decay:
+
+# %%
+def decay_share(make, steps=50):
+    """θ after `steps` steps with weight_decay=0.1, minus θ after the same steps without."""
+    ends = []
+    for wd in (0.1, 0.0):
+        theta = nn.Parameter(torch.tensor([1.0, 1.0]))
+        opt = make([theta], wd)
+        for _ in range(steps):
+            theta.grad = torch.tensor([1.0, 0.001])
+            opt.step()
+        ends.append(theta.detach())
+    return (ends[0] - ends[1]).tolist()
+
+
+for name, make in [("Adam(weight_decay=0.1)", lambda ps, wd: torch.optim.Adam(ps, lr=0.01, weight_decay=wd)),
+                   ("AdamW(weight_decay=0.1)", lambda ps, wd: torch.optim.AdamW(ps, lr=0.01, weight_decay=wd))]:
+    steep, flat = decay_share(make)
+    print(f"{name:24s} the decay moved the steep weight by {steep:+.4f}, the flat one by {flat:+.4f}")
+
+# %% [markdown]
+# AdamW shrinks both weights alike, by lr·wd·θ a step. Adam's penalty went through the
+# division: beside the steep gradient it almost vanished, and the flat weight even ended
+# *higher* (Adam remembered the penalty's larger early values, so its later steps were
+# smaller). A decay that each weight's gradient can cancel is not a decay: hence AdamW.
 #
 # ### The loop, line by line
 #
@@ -534,7 +538,29 @@ print("10 classes, perfect: loss", round(nn.CrossEntropyLoss()(perfect, torch.te
 # again inside the loss. Probabilities lie in [0, 1], so the logits the loss sees differ
 # by at most 1, and the loss cannot go below a floor even for a perfect prediction (1.4612
 # for 10 classes). The gradients are squashed by the extra softmax as well, so training is
-# slower. The common-mistakes section shows the bug's curve next to a correct one.
+# slower: section 10's "overfit one batch" shows it.
+#
+# **Why one fused function.** softmax(z)ᵢ = e^zᵢ / Σⱼ e^zⱼ, and float32 overflows above
+# about e^88.7. log_softmax computes zᵢ − log Σⱼ e^zⱼ, the log-sum-exp as m + log Σⱼ e^(zⱼ − m)
+# with m = max(z), so no exponent is positive. For large logits (a confident model), softmax
+# and then log is not the same thing in float32:
+
+# %%
+wild = torch.tensor([[200.0, 0.0, -20.0]], requires_grad=True)
+print("exp(89) in float32:", torch.exp(torch.tensor(89.0)).item(),
+      "| the formula, as written:", torch.log(torch.exp(wild) / torch.exp(wild).sum()).tolist())
+for name, log_probs in (("log(softmax(z))", torch.log(torch.softmax(wild, dim=1))),
+                        ("log_softmax(z) ", torch.log_softmax(wild, dim=1))):
+    loss = F.nll_loss(log_probs, torch.tensor([1]))  # target: class 1
+    (grad,) = torch.autograd.grad(loss, wild)
+    print(f"{name}: {log_probs.tolist()} -> loss {loss.item()}, gradient {grad.tolist()}")
+print("torch.logsumexp(z):", torch.logsumexp(wild, dim=1).item(), "| cross_entropy(z, 1):",
+      F.cross_entropy(wild, torch.tensor([1])).item())
+
+# %% [markdown]
+# `softmax` subtracts the maximum, but its small probabilities round to 0, and log(0) = −inf:
+# loss inf, gradient nan. `log_softmax` (and `CrossEntropyLoss`) never form them: loss 200,
+# gradient softmax(z) − one_hot(y).
 #
 # ### A sanity check before training: the first loss
 #
@@ -680,35 +706,11 @@ print("loss, accuracy:", helpers.loss_curves.evaluate(tuned, X_val, y_val),
 
 # %% [markdown]
 # `.item()` turns a one-element tensor into a Python number. Keep **numbers** in your
-# logs, not loss tensors: a tensor keeps its graph reachable. A running total built from
-# tensors links every step's graph into one chain, and a loss computed without
-# `no_grad` and never back-propagated (a validation loss) keeps every activation its
-# graph saved.
-#
-# To count what a graph keeps, the cell below uses `torch.autograd.graph.saved_tensors_hooks`:
-# autograd calls its first function (`pack`) with every tensor it saves for backward, and
-# the second (`unpack`) when backward reads one back. Here `pack` only adds up the
-# tensor's bytes and returns it unchanged, so nothing else changes.
+# logs, not loss tensors: a tensor keeps its graph reachable, and a running total built
+# from tensors links every step's graph into one chain:
 
 # %%
-def saved_bytes(fn):
-    """Bytes of tensors autograd saves for backward while fn runs."""
-    total = [0]
-
-    def pack(t):
-        total[0] += t.numel() * t.element_size()
-        return t
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        fn()
-    return total[0]
-
-
 net.train()
-val_losses_kept = []
-per_batch = saved_bytes(lambda: val_losses_kept.append(nn.functional.cross_entropy(net(X_val), y_val)))
-print(f"one validation loss kept as a tensor holds {per_batch / 1024:.0f} KiB of saved tensors")
-with torch.no_grad():
-    print("the same under no_grad:", saved_bytes(lambda: nn.functional.cross_entropy(net(X_val), y_val)), "bytes")
 running, running_item = 0, 0.0
 for _ in range(20):
     batch_loss = nn.functional.cross_entropy(net(X_val[:8]), y_val[:8])
@@ -716,16 +718,13 @@ for _ in range(20):
     running_item += batch_loss.item()
 print("a running total of 20 loss tensors reaches", helpers.loop_anatomy.count_nodes(running),
       "autograd nodes; the total of their .item() values is a", type(running_item).__name__)
-del val_losses_kept, running
+del running
 
 # %% [markdown]
-# **`.item()` on a GPU.** CUDA runs asynchronously: the Python loop queues kernels and
-# moves on while the GPU works through them. `.item()` needs the number on the CPU, so
-# it waits until the kernels queued before it have finished: a synchronisation. Called every step,
-# it stops the CPU from queueing the next step's work while the GPU is busy, and the GPU
-# then idles while Python catches up. On a GPU, log every k steps, or add the detached
-# losses up on the device and call `.item()` once per epoch. `loss.detach()` keeps the
-# number on the device and drops the graph:
+# **`.item()` on a GPU.** CUDA runs asynchronously: Python queues kernels and moves on.
+# `.item()` needs the number on the CPU, so it waits for the queue to drain (a
+# synchronisation), and the GPU idles while Python catches up. Log every k steps, or add
+# the detached losses up on the device (`loss.detach()` keeps the number, drops the graph):
 
 # %%
 device_total = torch.zeros(())
@@ -744,214 +743,7 @@ rows, batch = 10, 4
 print([len(torch.arange(rows)[start:start + batch]) for start in range(0, rows, batch)])
 
 # %% [markdown]
-# ### Exercise 1: write the training loop (3 points)
-#
-# *Misconception targeted: forgetting `zero_grad`, stepping before `backward`, or
-# logging loss tensors instead of numbers.*
-#
-# Write `train_epoch(model, loss_fn, optimizer, X, y, batch_size)` that makes one pass
-# over `X` and `y` **in order** (no shuffling) in batches of `batch_size` rows (the last
-# batch may be smaller), runs the five steps on each batch, and returns the list of the
-# batches' losses as Python floats.
-
-# %% solution 04_training_loop-train-epoch
-### BEGIN SOLUTION
-def train_epoch(model, loss_fn, optimizer, X, y, batch_size):
-    model.train()
-    losses = []
-    for start in range(0, len(X), batch_size):
-        xb, yb = X[start:start + batch_size], y[start:start + batch_size]
-        optimizer.zero_grad()
-        loss = loss_fn(model(xb), yb)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return losses
-### END SOLUTION
-
-# %% test 04_training_loop-train-epoch-test points=3
-class _SpySGD(torch.optim.SGD):
-    """SGD that remembers the parameters and gradients it saw at every step, and the order
-    of zero_grad, backward (a gradient reaching a parameter) and step calls."""
-
-    def __init__(self, params, lr):
-        super().__init__(params, lr=lr)
-        self.seen, self.events = [], []
-        for p in (p for g in self.param_groups for p in g["params"]):
-            p.register_post_accumulate_grad_hook(lambda p: self.events.append("backward"))
-
-    def zero_grad(self, set_to_none=True):
-        self.events.append("zero_grad")
-        return super().zero_grad(set_to_none)
-
-    def step(self, closure=None):
-        ps = [p for g in self.param_groups for p in g["params"]]
-        self.seen.append(([p.detach().clone() for p in ps],
-                          [None if p.grad is None else p.grad.detach().clone() for p in ps]))
-        self.events.append("step")
-        return super().step(closure)
-
-
-def _batch_grad(model, loss_fn, params, xb, yb):
-    """Gradient and loss of one batch at the given parameter values."""
-    twin = copy.deepcopy(model)
-    with torch.no_grad():
-        for p, v in zip(twin.parameters(), params):
-            p.copy_(v)
-    loss = loss_fn(twin(xb), yb)
-    return torch.autograd.grad(loss, list(twin.parameters())), loss.item()
-
-
-_answered = (train_epoch,)  # a NameError here reads as "not answered yet"
-_gen = torch.Generator().manual_seed(1)
-_X, _y = torch.randn(12, 4, generator=_gen), torch.randint(0, 3, (12,), generator=_gen)
-torch.manual_seed(1)
-_model = nn.Linear(4, 3)
-_spy = _SpySGD(_model.parameters(), lr=0.5)
-with checks.explain_errors({}, "train_epoch(...)"):
-    _losses = train_epoch(_model, nn.CrossEntropyLoss(), _spy, _X, _y, 5)
-checks.expect_type(_losses, list, "train_epoch(...)")
-if any(isinstance(v, torch.Tensor) for v in _losses):
-    checks.reject(True, {True: "[mc:loop.tensor-losses] The list holds loss tensors" + (
-        ": each one keeps its graph reachable" if any(isinstance(v, torch.Tensor) and v.grad_fn
-                                                      for v in _losses) else "") +
-        ". Log loss.item(), a Python float."}, "tensors in the list")
-if len(_losses) == 2:
-    checks.reject(True, {True: "[mc:loop.drops-last-batch] 12 rows in batches of 5 make 3 "
-                               "batches: 5, 5 and a last one of 2."}, "len(losses)")
-if len(_losses) != 3:
-    checks.reject(True, {True: f"[mc:loop.one-loss-per-batch] train_epoch returned {len(_losses)} "
-                               "losses for 3 batches (12 rows in batches of 5): one loss per "
-                               "batch, the last batch included."}, "len(losses)")
-if len(_spy.seen) != 3:
-    checks.reject(True, {True: f"[mc:loop.one-step-per-batch] optimizer.step() ran "
-                               f"{len(_spy.seen)} times for 3 batches: one step per batch."},
-                  "the number of optimizer.step() calls")
-_empty = [k for k, (_, grads) in enumerate(_spy.seen) if any(g is None for g in grads)]
-if _empty:
-    # the calls since the previous step: did a zero_grad come after this batch's backward?
-    _steps = [i for i, e in enumerate(_spy.events) if e == "step"]
-    _since = _spy.events[_steps[_empty[0] - 1] + 1 if _empty[0] else 0:_steps[_empty[0]]]
-    if "backward" in _since and "zero_grad" in _since[_since.index("backward"):]:
-        checks.reject(True, {True: "[mc:loop.zero-grad-after-backward] optimizer.step() found "
-                                   ".grad empty although backward had run: a zero_grad between "
-                                   "backward and step erased the gradient the step needed."},
-                      "the order of the lines")
-    checks.reject(True, {True: "[mc:loop.step-before-backward] optimizer.step() ran while .grad "
-                               "was None: this batch's backward had not run yet, so the step had "
-                               "no gradient to use."}, "the order of the lines")
-_earlier = None
-for _k, (_params, _grads) in enumerate(_spy.seen):
-    _true, _loss_k = _batch_grad(_model, nn.CrossEntropyLoss(), _params, _X[5 * _k:5 * _k + 5],
-                                 _y[5 * _k:5 * _k + 5])
-    if _earlier is not None:
-        checks.reject_close(_grads[0], {_true[0] + _earlier[0]:
-                                        "[mc:loop.no-zero-grad] The gradient at this step is the "
-                                        "sum of this batch's and the previous batches': "
-                                        "backward adds into .grad, so call optimizer.zero_grad() "
-                                        "first in every iteration."},
-                            f"the weight gradient used by step {_k + 1}")
-    checks.expect_close(_grads[0], _true[0], f"the weight gradient used by step {_k + 1}",
-                        hint="[mc:loop.wrong-batch] It should be the gradient of batch "
-                             f"{_k + 1}'s loss alone: rows {5 * _k} to {5 * _k + 4}, in order.")
-    checks.expect_close(_losses[_k], _loss_k, f"losses[{_k}]", rtol=1e-5,
-                        hint="[mc:loop.loss-after-step] Record the loss you called backward "
-                             "on: the batch's loss before its step.")
-    _earlier = _true
-### BEGIN HIDDEN TESTS
-from helpers.grading import probe
-probe.needs("train_epoch")
-_gen = torch.Generator().manual_seed(1)
-_X, _y = torch.randn(12, 4, generator=_gen), torch.randint(0, 3, (12,), generator=_gen)
-torch.manual_seed(1)
-_model = nn.Linear(4, 3)
-_spy = _SpySGD(_model.parameters(), lr=0.5)
-probe.call("train_epoch(Linear(4, 3), cross-entropy, 12 rows, batches of 5)", train_epoch, _model,
-           nn.CrossEntropyLoss(), _spy, _X, _y, 5)
-probe.value("the weights and gradients each step saw", _spy.seen)
-probe.value("the order of zero_grad, backward and step", _spy.events)
-_X2, _y2 = torch.randn(10, 3, generator=_gen), torch.randn(10, 1, generator=_gen)
-torch.manual_seed(2)
-_m2 = nn.Linear(3, 1)
-probe.call("train_epoch(Linear(3, 1), MSE, 10 rows, batches of 4)", train_epoch, _m2, nn.MSELoss(),
-           torch.optim.SGD(_m2.parameters(), lr=0.1), _X2, _y2, 4)
-probe.value("the regression model's weight after one epoch", _m2.weight.detach())
-### JUDGE
-from helpers.grading.probe import got, ref
-_losses = got["train_epoch(Linear(4, 3), cross-entropy, 12 rows, batches of 5)"]
-checks.expect_type(_losses, list, "train_epoch(...)")
-if any(isinstance(v, torch.Tensor) for v in _losses):
-    checks.reject(True, {True: "[mc:loop.tensor-losses] The list holds loss tensors" + (
-        ": each one keeps its graph reachable" if any(isinstance(v, torch.Tensor) and v.requires_grad
-                                                      for v in _losses) else "") +
-        ". Log loss.item(), a Python float."}, "tensors in the list")
-if len(_losses) == 2:
-    checks.reject(True, {True: "[mc:loop.drops-last-batch] 12 rows in batches of 5 make 3 "
-                               "batches: 5, 5 and a last one of 2."}, "len(losses)")
-if len(_losses) != 3:
-    checks.reject(True, {True: f"[mc:loop.one-loss-per-batch] train_epoch returned {len(_losses)} "
-                               "losses for 3 batches (12 rows in batches of 5): one loss per "
-                               "batch, the last batch included."}, "len(losses)")
-_seen = got["the weights and gradients each step saw"]
-_events = got["the order of zero_grad, backward and step"]
-if len(_seen) != 3:
-    checks.reject(True, {True: f"[mc:loop.one-step-per-batch] optimizer.step() ran "
-                               f"{len(_seen)} times for 3 batches: one step per batch."},
-                  "the number of optimizer.step() calls")
-_empty = [k for k, (_, grads) in enumerate(_seen) if any(g is None for g in grads)]
-if _empty:
-    _steps = [i for i, e in enumerate(_events) if e == "step"]
-    _since = _events[_steps[_empty[0] - 1] + 1 if _empty[0] else 0:_steps[_empty[0]]]
-    if "backward" in _since and "zero_grad" in _since[_since.index("backward"):]:
-        checks.reject(True, {True: "[mc:loop.zero-grad-after-backward] optimizer.step() found "
-                                   ".grad empty although backward had run: a zero_grad between "
-                                   "backward and step erased the gradient the step needed."},
-                      "the order of the lines")
-    checks.reject(True, {True: "[mc:loop.step-before-backward] optimizer.step() ran while .grad "
-                               "was None: this batch's backward had not run yet, so the step had "
-                               "no gradient to use."}, "the order of the lines")
-_gen = torch.Generator().manual_seed(1)
-_X, _y = torch.randn(12, 4, generator=_gen), torch.randint(0, 3, (12,), generator=_gen)
-
-
-def _batch_grad(params, xb, yb):
-    """Gradient and loss of one batch at the given weight and bias."""
-    twin = nn.Linear(4, 3)
-    with torch.no_grad():
-        twin.weight.copy_(params[0])
-        twin.bias.copy_(params[1])
-    loss = nn.CrossEntropyLoss()(twin(xb), yb)
-    return torch.autograd.grad(loss, [twin.weight, twin.bias]), loss.item()
-
-
-_earlier = None
-for _k, (_params, _grads) in enumerate(_seen):
-    _true, _loss_k = _batch_grad(_params, _X[5 * _k:5 * _k + 5], _y[5 * _k:5 * _k + 5])
-    if _earlier is not None:
-        checks.reject_close(_grads[0], {_true[0] + _earlier[0]:
-                                        "[mc:loop.no-zero-grad] The gradient at this step is the "
-                                        "sum of this batch's and the previous batches': "
-                                        "backward adds into .grad, so call optimizer.zero_grad() "
-                                        "first in every iteration."},
-                            f"the weight gradient used by step {_k + 1}")
-    checks.expect_close(_grads[0], _true[0], f"the weight gradient used by step {_k + 1}",
-                        hint="[mc:loop.wrong-batch] It should be the gradient of batch "
-                             f"{_k + 1}'s loss alone: rows {5 * _k} to {5 * _k + 4}, in order.")
-    checks.expect_close(_losses[_k], _loss_k, f"losses[{_k}]", rtol=1e-5,
-                        hint="[mc:loop.loss-after-step] Record the loss you called backward "
-                             "on: the batch's loss before its step.")
-    _earlier = _true
-_key = "train_epoch(Linear(3, 1), MSE, 10 rows, batches of 4)"
-checks.expect_type(got[_key], list, "train_epoch(...) on a regression problem")
-checks.expect_close(torch.tensor(got[_key]), torch.tensor(ref[_key]), "losses on a regression problem",
-                    hint="[mc:loop.no-zero-grad] Run the five steps on every batch, in order.")
-checks.expect_close(got["the regression model's weight after one epoch"],
-                    ref["the regression model's weight after one epoch"], "weights after one epoch",
-                    hint="[mc:loop.no-zero-grad] Run the five steps on every batch, in order.")
-### END HIDDEN TESTS
-
-# %% [markdown]
-# ### Exercise 2: evaluate in batches, and give the model back as you found it (2 points)
+# ### Exercise 1: evaluate in batches, and give the model back as you found it (2 points)
 #
 # *Misconception targeted: averaging the batches' mean losses as if every batch were full,
 # evaluating in training mode or with autograd recording, or restoring only the top-level
@@ -1009,8 +801,12 @@ def _spy_forward(net):
 _net = _mode_net(4)
 _before = [m.training for m in _net.modules()]
 _calls = _spy_forward(_net)
-with checks.explain_errors({}, "evaluate_model(model, loss_fn, X_val, y_val, 64)"):
-    _result = evaluate_model(_net, nn.CrossEntropyLoss(), X_val, y_val, 64)
+try:
+    with checks.explain_errors({}, "evaluate_model(model, loss_fn, X_val, y_val, 64)"):
+        _result = evaluate_model(_net, nn.CrossEntropyLoss(), X_val, y_val, 64)
+finally:
+    _grad_left_on = torch.is_grad_enabled()
+    torch.set_grad_enabled(True)  # so that the rest of the page runs
 checks.expect_type(_result, (tuple, list), "evaluate_model(...)")
 checks.expect_true(len(_result) == 2, "[mc:eval.tensor-result] evaluate_model returns two "
                    f"values, (loss, accuracy); it returned {len(_result)}.")
@@ -1030,6 +826,10 @@ checks.expect_true(not any(t for _, t, _ in _calls), "[mc:eval.train-mode] Some 
                    "batch's statistics): call model.eval(), which switches every submodule.")
 checks.expect_true(not any(g for _, _, g in _calls), "[mc:eval.grad-enabled] Autograd was "
                    "recording during evaluation: wrap the forward passes in torch.no_grad().")
+checks.expect_true(_grad_left_on, "[mc:eval.grad-left-off] After evaluate_model autograd is off "
+                   "for everything that follows, the training loop that called it included: "
+                   "torch.set_grad_enabled(False) stays in force until switched back; a "
+                   "`with torch.no_grad():` block ends by itself.")
 if _result[1] > 1:
     checks.reject(True, {True: "[mc:eval.percent] The accuracy should be a fraction between 0 "
                                "and 1, not a percentage."}, "accuracy > 1")
@@ -1067,6 +867,8 @@ _net.register_forward_hook(lambda m, i, o: _calls.append(
     (len(i[0]), any(s.training for s in _net.modules()), torch.is_grad_enabled())))
 probe.call("evaluate_model(model, loss_fn, X_val, y_val, 64)", evaluate_model, _net, nn.CrossEntropyLoss(),
            _Xv, _yv, 64)
+probe.value("autograd on after evaluate_model", torch.is_grad_enabled())
+torch.set_grad_enabled(True)
 probe.value("each forward: (rows, a submodule training, autograd recording)", _calls)
 probe.value("each submodule's mode before", _before)
 probe.value("each submodule's mode after", [m.training for m in _net.modules()])
@@ -1080,10 +882,12 @@ probe.value("rows of X", len(_Xv))
 for _bs, _n in ((64, 300), (7, 20), (500, 300), (1, 5)):
     probe.call(f"evaluate_model on {_n} rows in batches of {_bs}", evaluate_model, _net, nn.CrossEntropyLoss(),
                _Xv[:_n], _yv[:_n], _bs)
+    torch.set_grad_enabled(True)
 _nested = nn.Sequential(nn.Linear(64, 16), nn.Sequential(nn.Dropout(0.3), nn.BatchNorm1d(16)), nn.Linear(16, 10))
 # from all-train, all-eval and two mixtures, nested submodules included
 probe.call("evaluate_model from four mixtures of modes", helpers.modes.mode_changes, evaluate_model, _nested,
            nn.CrossEntropyLoss(), _Xv, _yv, 64)
+torch.set_grad_enabled(True)
 ### JUDGE
 from helpers.grading.probe import got, ref
 _result = got["evaluate_model(model, loss_fn, X_val, y_val, 64)"]
@@ -1110,6 +914,10 @@ checks.expect_true(not any(t for _, t, _ in _calls), "[mc:eval.train-mode] Some 
                    "batch's statistics): call model.eval(), which switches every submodule.")
 checks.expect_true(not any(g for _, _, g in _calls), "[mc:eval.grad-enabled] Autograd was "
                    "recording during evaluation: wrap the forward passes in torch.no_grad().")
+checks.expect_true(got["autograd on after evaluate_model"] is True, "[mc:eval.grad-left-off] After "
+                   "evaluate_model autograd is off for everything that follows, the training loop "
+                   "that called it included: torch.set_grad_enabled(False) stays in force until "
+                   "switched back; a `with torch.no_grad():` block ends by itself.")
 if _result[1] > 1:
     checks.reject(True, {True: "[mc:eval.percent] The accuracy should be a fraction between 0 "
                                "and 1, not a percentage."}, "accuracy > 1")
@@ -1181,6 +989,33 @@ print(f"test accuracy: {test_accuracy:.1%} on {len(X_test)} held-out digits")
 print("history.val_loss:", [round(v, 3) for v in history.val_loss])
 
 # %% [markdown]
+# ### A convolutional net beside the MLP
+#
+# 03 built a small convolutional net for these digits, `helpers.loss_curves.conv_net()`: it
+# views each row of 64 pixels as a 1×8×8 image (`nn.Unflatten`), applies two 3×3
+# convolutions, each with a ReLU and a 2×2 max-pooling, and ends in one Linear layer.
+# `helpers.loss_curves.fit` runs the loop above (a validation pass after each epoch, no
+# picture) on both, with the same shuffled batches, and times it:
+
+# %%
+torch.manual_seed(0)
+contenders = {"MLP 64-128-10": nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10)),
+              "conv net": helpers.loss_curves.conv_net()}
+print(contenders["conv net"])
+print(f"{'model':14s} {'parameters':>10s} {'test accuracy':>14s} {'s per epoch':>12s}")
+for name, net in contenders.items():
+    run = helpers.loss_curves.fit(net, torch.optim.Adam(net.parameters(), lr=1e-2),
+                                  (X_train, y_train, X_val, y_val), epochs=10, batch_size=64)
+    accuracy = helpers.loss_curves.evaluate(net, X_test, y_test)[1]
+    print(f"{name:14s} {sum(p.numel() for p in net.parameters()):>10,} {accuracy:>14.1%} "
+          f"{run.seconds / 10:>12.3f}")
+
+# %% [markdown]
+# Compare the two rows: the conv net has fewer parameters and misclassifies fewer held-out
+# digits, and each epoch takes several times as long: a convolution computes at every
+# position. On larger images an MLP's first layer grows with the pixels, a convolution's
+# weights do not (03).
+#
 # ## 6. The learning rate over time: schedules and warm-up
 #
 # The learning rate need not stay fixed. `torch.optim.lr_scheduler` holds **schedules**:
@@ -1349,7 +1184,7 @@ for name, p in normed.named_parameters():
     print(f"{name:10s} {type(normed[int(name.split('.')[0])]).__name__:10s} shape {tuple(p.shape)}")
 
 # %% [markdown]
-# ### Exercise 3: weight decay groups (2 points)
+# ### Exercise 2: weight decay groups (2 points)
 #
 # *Misconception targeted: decaying every parameter, or picking the no-decay parameters
 # by the name "bias" and so decaying normalisation weights.*
@@ -1439,7 +1274,10 @@ def _placement(model):
     placed = [{"weight_decay": g.get("weight_decay"), "params": [names.get(id(p), "(not the model's)")
                                                                  for p in list(g["params"])]}
               if isinstance(g, dict) and "params" in g else None for g in groups]
-    torch.optim.AdamW(groups, lr=1e-3)     # the optimizer must accept them as they are
+    try:
+        torch.optim.AdamW(groups, lr=1e-3)  # the judge names a parameter placed twice itself
+    except ValueError:
+        pass
     return placed
 
 
@@ -1448,6 +1286,22 @@ probe.observe("decay_groups(a Linear-LayerNorm MLP, 0.05)",
               lambda: _placement(nn.Sequential(nn.Linear(8, 16), nn.LayerNorm(16), nn.ReLU(), nn.Linear(16, 4))))
 probe.observe("decay_groups(a nested model, 0.05)",
               lambda: _placement(nn.Sequential(nn.Linear(5, 6), _Block(), nn.LayerNorm(3))))
+
+
+class _Tied(nn.Module):
+    """A small sequence model whose output layer reuses the embedding table (tied weights)."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 4)
+        self.position = nn.Embedding(8, 4)
+        self.conv = nn.Conv1d(4, 4, 3, padding=1)
+        self.norm = nn.LayerNorm(4)
+        self.out = nn.Linear(4, 10)
+        self.out.weight = self.embed.weight
+
+
+probe.observe("decay_groups(an Embedding tied to the output Linear, 0.05)", lambda: _placement(_Tied()))
 ### JUDGE
 from helpers.grading.probe import got
 
@@ -1470,8 +1324,10 @@ def _check_groups(label, roles):
     checks.expect_true(not missing, f"[mc:groups.param-missing] {', '.join(missing)} "
                        "is in no group: the optimizer would never train it.")
     checks.expect_true(len(placed) == len(set(placed)) == len(roles),
-                       "[mc:groups.param-missing] A parameter is in both groups (or twice in "
-                       "one): AdamW refuses a parameter that appears in more than one group.")
+                       f"[mc:groups.param-missing] In {label}, a parameter is in both groups, or "
+                       "twice in one (a weight shared by two modules is one parameter, which "
+                       "model.parameters() lists once): AdamW refuses a parameter that appears "
+                       "in more than one group.")
     for name, role in roles.items():
         if role == "norm":
             checks.expect_true(name in kept, f"[mc:groups.norm-decayed] {name} is a "
@@ -1483,7 +1339,9 @@ def _check_groups(label, roles):
                                "but was put in the decayed group: biases take weight_decay 0.0.")
         else:
             checks.expect_true(name in decayed, f"[mc:groups.weight-not-decayed] {name} is a "
-                               "weight matrix and should be decayed.")
+                               "weight (a Linear's, a convolution's or an Embedding's table) and "
+                               "should be decayed: every parameter but biases and normalisation "
+                               "weights.")
 
 
 _check_groups("a Linear-LayerNorm MLP", {"0.weight": "matrix", "0.bias": "bias", "1.weight": "norm",
@@ -1491,10 +1349,14 @@ _check_groups("a Linear-LayerNorm MLP", {"0.weight": "matrix", "0.bias": "bias",
 _check_groups("a nested model", {"0.weight": "matrix", "0.bias": "bias", "1.inner.weight": "matrix",
                                  "1.norm.weight": "norm", "1.norm.bias": "bias", "1.out.weight": "matrix",
                                  "1.out.bias": "bias", "2.weight": "norm", "2.bias": "bias"})
+_check_groups("an Embedding tied to the output Linear", {
+    "embed.weight": "matrix", "position.weight": "matrix", "conv.weight": "matrix", "conv.bias": "bias",
+    "norm.weight": "norm",
+    "norm.bias": "bias", "out.bias": "bias"})
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ### Exercise 4: repair a warm-up (2 points)
+# ### Exercise 3: repair a warm-up (2 points)
 #
 # *Misconception targeted: a warm-up whose first step has a rate of 0, a rule that
 # returns a rate where the scheduler expects a factor, a rule that reaches only the
@@ -1693,7 +1555,7 @@ print("the deep copy holds the old weights:       ", torch.equal(kept["weight"],
 # silently follows the model, and loading it at the end changes nothing. Keep
 # `copy.deepcopy(model.state_dict())` (or clone each tensor) instead.
 #
-# ### Exercise 5: early stopping (3 points)
+# ### Exercise 4: early stopping (3 points)
 #
 # *Misconception targeted: a "best" checkpoint that follows the model, a patience counter
 # that is not reset by a new best, counting a tie as an improvement, or stopping one
@@ -1784,7 +1646,7 @@ CURVES = [([0.9, 0.7, 0.7, 0.72, 0.6, 0.65, 0.66, 0.67], 2, 8),
           ([2.1, 1.2, 0.9, 0.81, 0.8, 0.82, 0.79, 0.83, 0.85, 0.88], 1, 10),
           ([2.1, 1.2, 0.9, 0.81, 0.8, 0.82, 0.79, 0.83, 0.85, 0.88], 3, 10),
           ([3.0, 2.0, 1.0], 2, 3), ([1.0, 1.0, 1.0, 0.5], 3, 4),
-          ([2.0, 1.0, 1.5, 1.4, 1.3, 1.2, 0.5], 5, 6)]
+          ([2.0, 1.0, 1.5, 1.4, 1.3, 1.2, 0.5], 5, 6), ([1.0, 0.5, 0.9, 0.8, 0.7, 0.6, 0.55], 3, 7)]
 
 
 def _scripted(curve, patience, max_epochs):
@@ -1820,7 +1682,7 @@ CURVES = [([0.9, 0.7, 0.7, 0.72, 0.6, 0.65, 0.66, 0.67], 2, 8),
           ([2.1, 1.2, 0.9, 0.81, 0.8, 0.82, 0.79, 0.83, 0.85, 0.88], 1, 10),
           ([2.1, 1.2, 0.9, 0.81, 0.8, 0.82, 0.79, 0.83, 0.85, 0.88], 3, 10),
           ([3.0, 2.0, 1.0], 2, 3), ([1.0, 1.0, 1.0, 0.5], 3, 4),
-          ([2.0, 1.0, 1.5, 1.4, 1.3, 1.2, 0.5], 5, 6)]
+          ([2.0, 1.0, 1.5, 1.4, 1.3, 1.2, 0.5], 5, 6), ([1.0, 0.5, 0.9, 0.8, 0.7, 0.6, 0.55], 3, 7)]
 
 
 def _expected(losses, patience, max_epochs):
@@ -1864,6 +1726,11 @@ checks.reject(_run(*CURVES[1])[0], {
     (4, 5): "[mc:early-stop.no-reset] You stopped at epoch 5, but epochs 4 and 6 each brought "
             "a new best: 'in a row' means the count starts again at 0 after every new best.",
 }, "fit_early_stopping on a curve with new bests between waits")
+checks.reject(_run(*CURVES[-1])[0], {
+    (2, 7): "[mc:early-stop.previous-not-best] After epoch 2's 0.5, each loss fell below the one "
+            "before it but none below 0.5, and training never stopped: patience counts epochs "
+            "without a new *best*, not epochs that are worse than the previous one.",
+}, "fit_early_stopping on a curve that falls slowly after its best")
 for _curve, _patience, _max in CURVES:
     _want = _expected(_curve, _patience, _max)
     _mine, _held, _trained = _run(_curve, _patience, _max)
@@ -1947,7 +1814,7 @@ print("loss:", root_loss.item(), "| finite:", torch.isfinite(root_loss).item(),
       "| gradient:", corner.grad.tolist())
 
 # %% [markdown]
-# ### Exercise 6: a guarded step that skips a bad gradient (2 points)
+# ### Exercise 5: a guarded step that skips a bad gradient (2 points)
 #
 # *Misconception targeted: trusting a finite loss to have finite gradients, checking for
 # NaN only where the task says "not finite", "skipping" a step by zeroing the gradients
@@ -2128,9 +1995,10 @@ def _refusal(scale, step):
     return {"outcome": said, "grads": [p.grad for p in m.parameters()], "weights": dict(m.state_dict())}
 
 
-def _skip(make_optimizer, bad):
-    """guarded_step on a finite loss whose gradient holds `bad`, after one good step gave the
-    optimizer state: what it returned, the weights, the optimizer's state and the gradients."""
+def _skip(make_optimizer, bad, where="weight"):
+    """guarded_step on a finite loss whose gradient holds `bad` (in the weight's, or in the
+    bias's: the last parameter), after one good step gave the optimizer state: what it
+    returned, the weights, the optimizer's state and the gradients."""
     torch.manual_seed(6)
     m = nn.Linear(3, 2)
     opt = make_optimizer(m.parameters())
@@ -2139,7 +2007,8 @@ def _skip(make_optimizer, bad):
     (m(x) ** 2).mean().backward()
     opt.step()
     opt.zero_grad()
-    kink = torch.sqrt(m.weight[0, 0] - m.weight[0, 0].detach())     # 0, infinite slope
+    entry = m.weight[0, 0] if where == "weight" else m.bias[1]
+    kink = torch.sqrt(entry - entry.detach())     # 0, infinite slope
     loss = (m(x) ** 2).mean() + (kink if bad == "inf" else 0 * kink)
     try:
         returned = guarded_step(m, loss, opt, 9, 1.0)
@@ -2156,6 +2025,8 @@ for _label, _make in (("SGD with momentum", lambda ps: torch.optim.SGD(ps, lr=0.
     for _bad in ("nan", "inf"):
         probe.observe(f"guarded_step with {_label}, a finite loss and a {_bad} gradient",
                       lambda: _skip(_make, _bad))
+probe.observe("guarded_step with Adam, a finite loss and an inf gradient in the bias",
+              lambda: _skip(lambda ps: torch.optim.Adam(ps, lr=0.01), "inf", where="bias"))
 torch.manual_seed(5)
 _m = nn.Linear(3, 2)
 _opt = torch.optim.SGD(_m.parameters(), lr=0.1)
@@ -2229,6 +2100,14 @@ for _label in ("SGD with momentum", "Adam"):
         checks.expect_true(_seen["returned"] is None, f"[mc:nan.skip-not-reported] {_what}, the step was "
                            f"skipped, so guarded_step returns None (a caller counts skips by it); it "
                            f"returned {_seen['returned']!r}.")
+_seen = got["guarded_step with Adam, a finite loss and an inf gradient in the bias"]
+checks.expect_true(all(torch.isfinite(v).all() for v in _seen["weights"].values()),
+                   "[mc:nan.first-param-only] With Adam and an inf gradient in the bias, the last "
+                   "parameter, the step ran and the bias is no longer finite: check every "
+                   "parameter's gradient, not only the first one's.")
+checks.expect_true(_seen["returned"] is None, "[mc:nan.first-param-only] With an inf gradient in "
+                   "the bias, the last parameter, the step must be skipped (None): check every "
+                   f"parameter's gradient; guarded_step returned {_seen['returned']!r}.")
 _norm = got["guarded_step on a large finite gradient"]
 if isinstance(_norm, torch.Tensor):
     checks.reject(True, {True: "[mc:clip.norm-tensor] guarded_step returned the norm as a tensor; "
@@ -2302,27 +2181,23 @@ print("model only:   ", steps(m3, opt3, batches[3:]))
 # %% [markdown]
 # ### What "exactly" requires
 #
-# Those losses match to the last bit because nothing in that loop is random and this
-# page runs deterministic algorithms on one thread. In general a resumed run repeats the
+# Those losses match to the last bit because nothing in that loop is random and this page
+# runs deterministic algorithms on one thread. In general a resumed run repeats the
 # uninterrupted one exactly only when
 #
-# 1. **every state the next step reads is restored**: the model's, the optimizer's and
-#    the scheduler's `state_dict`, and the position (epoch, step);
+# 1. **every state the next step reads is restored**: the model's, the optimizer's and the
+#    scheduler's `state_dict`, and the position (epoch, step);
 # 2. **every random generator the loop draws from is restored**: the global CPU generator
-#    (`torch.get_rng_state()` / `torch.set_rng_state()`; dropout, `torch.randn` and a
-#    `DataLoader` that shuffles without a generator of its own draw from it), each
-#    `torch.Generator` you made (`get_state()` / `set_state()`, for example the one a
-#    `DataLoader(..., generator=g)` shuffles with), on a GPU the CUDA generators
-#    (`torch.cuda.get_rng_state_all()`), and Python's `random` or NumPy's generators if
-#    the loop uses them;
-# 3. **the same computation runs**: deterministic algorithms, the same number of threads,
-#    the same device and library versions, so that every sum is added up in the same order.
+#    (`torch.get_rng_state()` / `set_rng_state()`: dropout, `torch.randn`, a `DataLoader`
+#    without a generator of its own), each `torch.Generator` you made (`get_state()` /
+#    `set_state()`, e.g. a `DataLoader(..., generator=g)`'s), the CUDA generators on a GPU,
+#    and Python's or NumPy's if the loop uses them;
+# 3. **the same computation runs**: deterministic algorithms, the same threads, device and
+#    library versions, so that every sum is added up in the same order.
 #
-# A checkpoint between two epochs is the simple case: a shuffling `DataLoader` draws each
-# epoch's order from its generator when that epoch starts, so restoring the generator
-# repeats the next epoch's order (resuming in the middle of an epoch also means skipping
-# the batches already used). A loop with dropout, shuffled by a `DataLoader`, resumed
-# after its first epoch with more and more of its state restored:
+# Between two epochs is the simple case: a shuffling `DataLoader` draws each epoch's order
+# when the epoch starts (mid-epoch, you would also skip the batches already used). A loop
+# with dropout, shuffled by a `DataLoader`, resumed after epoch 1 with more and more state:
 
 # %%
 shuffled = TensorDataset(X_train[:256], y_train[:256])
@@ -2370,174 +2245,125 @@ for restored in (("model", "optimizer"), ("model", "optimizer", "loader_generato
           f"{loader_epoch(m2, opt2, loader2) == uninterrupted}")
 
 # %% [markdown]
-# ### Exercise 7: a checkpoint that resumes exactly (3 points)
+# ### Exercise 6: which piece went stale? (3 points)
 #
-# *Misconception targeted: a checkpoint of the model alone, or one that forgets the
-# optimizer, the scheduler, the loader's generator or the global generator dropout uses.*
+# *Misconception targeted: blaming the piece whose divergence looks loudest, or reading a
+# stale checkpoint's keys instead of measuring what restoring it does.*
 #
-# Write `save_checkpoint(path, model, optimizer, scheduler, loader_generator, epoch)` and
-# `load_checkpoint(path, model, optimizer, scheduler, loader_generator)`. The run they
-# serve: a model with dropout, trained from a `DataLoader` that shuffles with
-# `generator=loader_generator`, with the scheduler stepped after every batch; the
-# checkpoint is taken between two epochs. `load_checkpoint` restores everything in place
-# and returns the saved epoch, so that the resumed run repeats the uninterrupted run's
-# losses exactly. Load with `weights_only=True`.
+# A colleague's run (`make_run()` below: dropout, a shuffling `DataLoader` with its own
+# generator, Adam, a `OneCycleLR`; `loader_epoch` trains one epoch) saved a checkpoint after
+# epoch 1 with all five pieces, `"model"`, `"optimizer"`, `"scheduler"`, `"loader_generator"`
+# and `"global_rng"`, yet the resumed epoch 2 differs from the uninterrupted one: one piece
+# was saved at the start of the run. Write `stale_piece(checkpoint, make_run, uninterrupted)`
+# returning `(piece, step)`: the stale piece's name, and the first step of epoch 2 (from 1)
+# whose loss differs from `uninterrupted` when a fresh `make_run()` restores everything the
+# checkpoint holds and trains one epoch. `make_run()` seeds torch: a fresh run starts every
+# piece where the colleague's started. `mystery` below is such a checkpoint, with
+# `mystery_epoch_2`, to measure on.
 
-# %% solution 04_training_loop-checkpoint
-### BEGIN SOLUTION
-def save_checkpoint(path, model, optimizer, scheduler, loader_generator, epoch):
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "scheduler": scheduler.state_dict(), "loader_generator": loader_generator.get_state(),
-                "global_rng": torch.get_rng_state(), "epoch": epoch}, path)
-
-
-def load_checkpoint(path, model, optimizer, scheduler, loader_generator):
-    checkpoint = torch.load(path, weights_only=True)
-    model.load_state_dict(checkpoint["model"])
-    optimizer.load_state_dict(checkpoint["optimizer"])
-    scheduler.load_state_dict(checkpoint["scheduler"])
-    loader_generator.set_state(checkpoint["loader_generator"])
-    torch.set_rng_state(checkpoint["global_rng"])
-    return checkpoint["epoch"]
-### END SOLUTION
-
-# %% test 04_training_loop-checkpoint-test points=3
-_answered = (save_checkpoint, load_checkpoint,)  # a NameError here reads as "not answered yet"
-_resume_data = TensorDataset(X_train[:256], y_train[:256])
-
-
-def _setup_run():
+# %%
+def make_run():
     torch.manual_seed(3)
     m = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Dropout(0.3), nn.Linear(32, 10))
-    o = torch.optim.Adam(m.parameters(), lr=1e-2)
-    s = torch.optim.lr_scheduler.OneCycleLR(o, max_lr=1e-2, total_steps=8, cycle_momentum=False)
+    opt = torch.optim.Adam(m.parameters(), lr=1e-2)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-2, total_steps=8, cycle_momentum=False)
     g = torch.Generator().manual_seed(5)
-    return m, o, s, g, DataLoader(_resume_data, batch_size=64, shuffle=True, generator=g)
+    return m, opt, sched, g, DataLoader(TensorDataset(X_train[:256], y_train[:256]), batch_size=64,
+                                        shuffle=True, generator=g)
 
 
-_scratch = tempfile.TemporaryDirectory()
-_path = os.path.join(_scratch.name, "student.pt")
-_m, _o, _s, _g, _loader = _setup_run()
-loader_epoch(_m, _o, _loader, _s)
-_saved = {"model": copy.deepcopy(_m.state_dict()), "optimizer": copy.deepcopy(_o.state_dict()),
-          "scheduler": copy.deepcopy(_s.state_dict()), "loader_generator": _g.get_state(),
-          "global_rng": torch.get_rng_state()}
-with checks.explain_errors({}, "save_checkpoint(...)"):
-    save_checkpoint(_path, _m, _o, _s, _g, 1)
-torch.set_rng_state(_saved["global_rng"])  # whatever saving drew, the run goes on from here
-_expected = loader_epoch(_m, _o, _loader, _s)
+def pieces(m, opt, sched, g):
+    """The five pieces of state, copied as a checkpoint would hold them."""
+    return copy.deepcopy({"model": m.state_dict(), "optimizer": opt.state_dict(),
+                          "scheduler": sched.state_dict(), "loader_generator": g.get_state(),
+                          "global_rng": torch.get_rng_state()})
 
 
-def _resume(loader_fn, missing=()):
-    """Epoch 2 of a fresh setup, in a new process's RNG state, restored by loader_fn, or by
-    the saved states other than `missing`."""
-    m, o, s, g, loader = _setup_run()
-    torch.manual_seed(999)
-    result = None
-    if loader_fn is not None:
-        result = loader_fn(m, o, s, g)
-    else:
-        for part, restore in (("model", m.load_state_dict), ("optimizer", o.load_state_dict),
-                              ("scheduler", s.load_state_dict), ("loader_generator", g.set_state),
-                              ("global_rng", torch.set_rng_state)):
-            if part not in missing:
-                restore(copy.deepcopy(_saved[part]))  # a loaded optimizer keeps using these tensors
-    return result, loader_epoch(m, o, loader, s)
+m, opt, sched, g, loader = make_run()
+at_start = pieces(m, opt, sched, g)
+loader_epoch(m, opt, loader, sched)
+mystery = {**pieces(m, opt, sched, g), "scheduler": at_start["scheduler"]}  # (don't peek)
+mystery_epoch_2 = loader_epoch(m, opt, loader, sched)
 
-
-with checks.explain_errors({"weights_only": "[mc:checkpoint.weights-only] Save only tensors, "
-                                            "numbers and dicts of them "
-                                            "(state_dicts, get_state(), get_rng_state()) so "
-                                            "weights_only loading accepts the file."},
-                           "load_checkpoint(...)"):
-    _epoch, _got = _resume(lambda m, o, s, g: load_checkpoint(_path, m, o, s, g))
-_messages = {
-    "global_rng": "[mc:checkpoint.global-rng] The batches came in the right order but dropout "
-                  "dropped other units: dropout draws from the global generator. Save "
-                  "torch.get_rng_state() and restore it with torch.set_rng_state().",
-    "loader_generator": "[mc:checkpoint.generator-state] The batches came in a different order: "
-                        "save loader_generator.get_state() and restore it with set_state().",
-    "optimizer": "[mc:checkpoint.optimizer-state] Adam restarted from scratch: save "
-                 "optimizer.state_dict() and load it too.",
-    "scheduler": "[mc:checkpoint.scheduler-state] The learning rate restarted its schedule: "
-                 "save scheduler.state_dict() and load it too.",
-    "model": "[mc:checkpoint.model-state] The model started from its initial weights: save "
-             "model.state_dict() and load it.",
-}
-for _part, _message in _messages.items():
-    checks.reject(_got, {tuple(_resume(None, (_part,))[1]): _message}, "the losses after resuming")
-checks.expect_true(_epoch == 1, "[mc:checkpoint.epoch] load_checkpoint should return the saved "
-                   f"epoch (1 here) so the loop knows where to continue; it returned {_epoch!r}.")
-### BEGIN HIDDEN TESTS
-import os
-import tempfile
-from helpers.grading import probe
-probe.needs("save_checkpoint", "load_checkpoint")
-_folder = tempfile.TemporaryDirectory()
-_file = os.path.join(_folder.name, "probe.pt")
-_m, _o, _s, _g, _loader = _setup_run()
-loader_epoch(_m, _o, _loader, _s)
-_states = {"model": copy.deepcopy(_m.state_dict()), "optimizer": copy.deepcopy(_o.state_dict()),
-           "scheduler": copy.deepcopy(_s.state_dict()), "loader_generator": _g.get_state(),
-           "global_rng": torch.get_rng_state()}
-probe.call("save_checkpoint(path, model, optimizer, scheduler, generator, 1)", save_checkpoint, _file, _m, _o, _s,
-           _g, 1)
-
-
-def _resumed(restore):
-    """Epoch 2 of a fresh setup, in another RNG state, after `restore` (model, optimizer,
-    scheduler, generator): what it returned and the epoch's losses."""
-    m, o, s, g, loader = _setup_run()
-    torch.manual_seed(999)
-    returned = restore(m, o, s, g)
-    return {"returned": returned, "losses": loader_epoch(m, o, loader, s)}
-
-
-def _all_but(missing):
-    def restore(m, o, s, g):
-        for part, put in (("model", m.load_state_dict), ("optimizer", o.load_state_dict),
-                          ("scheduler", s.load_state_dict), ("loader_generator", g.set_state),
+# %% solution 04_training_loop-stale-piece
+### BEGIN SOLUTION
+def stale_piece(checkpoint, make_run, uninterrupted):
+    def resumed(skip=None):
+        """Epoch 2's losses after restoring every piece of the checkpoint but `skip`."""
+        m, opt, sched, g, loader = make_run()
+        for name, put in (("model", m.load_state_dict), ("optimizer", opt.load_state_dict),
+                          ("scheduler", sched.load_state_dict), ("loader_generator", g.set_state),
                           ("global_rng", torch.set_rng_state)):
-            if part != missing:
-                put(copy.deepcopy(_states[part]))
-    return restore
+            if name != skip:
+                put(copy.deepcopy(checkpoint[name]))
+        return loader_epoch(m, opt, loader, sched)
+
+    everything = resumed()
+    # a fresh run starts each piece where the stale one was saved: leaving that piece
+    # unrestored changes nothing, leaving any other out changes the losses
+    stale = next(name for name in ("model", "optimizer", "scheduler", "loader_generator", "global_rng")
+                 if resumed(skip=name) == everything)
+    step = next(k for k, (a, b) in enumerate(zip(everything, uninterrupted), 1) if a != b)
+    return stale, step
+### END SOLUTION
+
+# %% test 04_training_loop-stale-piece-test points=3
+_answered = (stale_piece,)  # a NameError here reads as "not answered yet"
+_m, _opt, _sched, _g, _loader = make_run()
+_start = pieces(_m, _opt, _sched, _g)
+loader_epoch(_m, _opt, _loader, _sched)
+_stale_rng = {**pieces(_m, _opt, _sched, _g), "global_rng": _start["global_rng"]}
+with checks.explain_errors({}, "stale_piece(a checkpoint, make_run, epoch 2's losses)"):
+    _found = stale_piece(_stale_rng, make_run, loader_epoch(_m, _opt, _loader, _sched))
+checks.expect_true(isinstance(_found, tuple) and len(_found) == 2 and type(_found[1]) is int,
+                   "[mc:stale.return-pair] Return a pair: the stale piece's name and the first "
+                   "step that differs, an int.")
+checks.expect_true(_found[1] != 0, "[mc:stale.step-from-zero] Count the steps of epoch 2 from 1: "
+                   "the first step is 1.")
+checks.expect_true(_found[0] == "global_rng", f"[mc:stale.loudest] For a checkpoint built here "
+                   f"you named {_found[0]!r}, and that is not the stale piece: measure it. Restore "
+                   "everything but one piece at a time; the stale piece is the one whose absence "
+                   "changes nothing.")
+### BEGIN HIDDEN TESTS
+from helpers.grading import probe
+probe.needs("stale_piece")
 
 
-probe.observe("epoch 2 after load_checkpoint", lambda: _resumed(lambda m, o, s, g: load_checkpoint(_file, m, o, s, g)))
-for _part in ("global_rng", "loader_generator", "optimizer", "scheduler", "model"):
-    probe.observe(f"epoch 2 restored without the {_part}", lambda: _resumed(_all_but(_part))["losses"])
-_folder.cleanup()
+def _case(stale):
+    """A checkpoint after epoch 1 whose `stale` piece was saved at the run's start, and the
+    uninterrupted epoch 2's losses."""
+    m, opt, sched, g, loader = make_run()
+    start = pieces(m, opt, sched, g)
+    loader_epoch(m, opt, loader, sched)
+    checkpoint = {**pieces(m, opt, sched, g), stale: start[stale]}
+    return checkpoint, loader_epoch(m, opt, loader, sched)
+
+
+for _stale in ("model", "optimizer", "scheduler", "loader_generator", "global_rng"):
+    _checkpoint, _epoch_2 = _case(_stale)
+    probe.call(f"stale_piece(a checkpoint whose {_stale} is stale)", stale_piece, _checkpoint, make_run,
+               _epoch_2)
 ### JUDGE
 from helpers.grading.probe import got, ref
-got.value("save_checkpoint(path, model, optimizer, scheduler, generator, 1)",
-          "[mc:checkpoint.weights-only] Save only tensors, numbers and dicts of them (state_dicts, "
-          "get_state(), get_rng_state()) so weights_only loading accepts the file.")
-_resumed = got.value("epoch 2 after load_checkpoint",
-                     "[mc:checkpoint.weights-only] Save only tensors, numbers and dicts of them "
-                     "(state_dicts, get_state(), get_rng_state()) so weights_only loading accepts the file.")
-_got = _resumed["losses"]
-_messages = {
-    "global_rng": "[mc:checkpoint.global-rng] The batches came in the right order but dropout "
-                  "dropped other units: dropout draws from the global generator. Save "
-                  "torch.get_rng_state() and restore it with torch.set_rng_state().",
-    "loader_generator": "[mc:checkpoint.generator-state] The batches came in a different order: "
-                        "save loader_generator.get_state() and restore it with set_state().",
-    "optimizer": "[mc:checkpoint.optimizer-state] Adam restarted from scratch: save "
-                 "optimizer.state_dict() and load it too.",
-    "scheduler": "[mc:checkpoint.scheduler-state] The learning rate restarted its schedule: "
-                 "save scheduler.state_dict() and load it too.",
-    "model": "[mc:checkpoint.model-state] The model started from its initial weights: save "
-             "model.state_dict() and load it.",
-}
-for _part, _message in _messages.items():
-    checks.reject(_got, {tuple(ref[f"epoch 2 restored without the {_part}"]): _message}, "the losses after resuming")
-checks.expect_true(_resumed["returned"] == 1 and type(_resumed["returned"]) is int,
-                   "[mc:checkpoint.epoch] load_checkpoint should return the saved "
-                   f"epoch (1 here) so the loop knows where to continue; it returned {_resumed['returned']!r}.")
-checks.expect_true(_got == ref["epoch 2 after load_checkpoint"]["losses"],
-                   "[mc:checkpoint.incomplete] The resumed losses differ "
-                   "from the uninterrupted run's: restore the model, the optimizer, the "
-                   "scheduler, the loader's generator and the global generator.")
+_advice = ("measure it: restore everything the checkpoint holds but one piece at a time (a fresh "
+           "make_run() leaves that piece where the run started), and the stale piece is the one "
+           "whose absence changes nothing.")
+for _stale in ("model", "optimizer", "scheduler", "loader_generator", "global_rng"):
+    _key = f"stale_piece(a checkpoint whose {_stale} is stale)"
+    _found, _want = got[_key], ref[_key]
+    checks.expect_true(isinstance(_found, (tuple, list)) and len(_found) == 2 and type(_found[1]) is int,
+                       "[mc:stale.return-pair] Return a pair: the stale piece's name and the first "
+                       "step that differs, an int.")
+    checks.expect_true(_found[0] == _stale, f"[mc:stale.loudest] With a stale {_stale} you named "
+                       f"{_found[0]!r}. Several pieces make epoch 2 diverge, some at the first step, "
+                       "some at the second, so the divergence alone does not name the piece; "
+                       + _advice)
+    checks.expect_true(_found[1] != _want[1] - 1, f"[mc:stale.step-from-zero] With a stale {_stale}, "
+                       f"you answered step {_found[1]}: count the steps of epoch 2 from 1.")
+    checks.expect_true(_found[1] == _want[1], f"[mc:stale.first-step] With a stale {_stale}, the "
+                       f"first differing step is not {_found[1]!r}: compare the resumed losses with "
+                       "the uninterrupted ones step by step and return the first step where they "
+                       "differ.")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -2562,6 +2388,180 @@ for name, tail in [("correct", []), ("with a softmax at the end", [nn.Softmax(di
         probe_loss.backward()
         probe_opt.step()
     print(f"{name:26s}: loss on the batch after 200 steps {probe_loss.item():.4f}")
+
+# %% [markdown]
+# ### Exercise 7: a learning-rate range test (3 points)
+#
+# *Misconception targeted: recording the loss after the step, a "saved" state_dict that
+# follows the model, a stop rule that a nan loss slips through, or one measured against
+# the first loss instead of the lowest.*
+#
+# Which peak rate should a run use? A **range test** (Leslie Smith's; fast.ai's `lr_find`)
+# takes one SGD step per batch, each at a larger rate, and records the losses: they fall
+# slowly, then fast, then explode, and a good peak rate lies below the explosion. Write
+# `lr_range_test(model, loss_fn, X, y, batch_size, lrs)`:
+#
+# - step k (k = 0, 1, …) uses rows k·batch_size to (k + 1)·batch_size of X and y (there are
+#   at least `len(lrs)` such batches) and plain SGD at rate `lrs[k]`, in training mode;
+# - it records that batch's loss, computed before the step, as a Python float;
+# - it stops after recording a loss that is not finite or is more than 4 times the lowest
+#   loss recorded so far;
+# - it returns the list of `(lr, loss)` pairs recorded, and leaves the model with the
+#   weights, and each submodule with the mode, it had before the call.
+
+# %% solution 04_training_loop-lr-range
+### BEGIN SOLUTION
+def lr_range_test(model, loss_fn, X, y, batch_size, lrs):
+    start = copy.deepcopy(model.state_dict())  # a copy: state_dict() follows the weights
+    modes = [m.training for m in model.modules()]
+    model.train()
+    recorded, lowest = [], math.inf
+    for k, lr in enumerate(lrs):
+        xb, yb = X[k * batch_size:(k + 1) * batch_size], y[k * batch_size:(k + 1) * batch_size]
+        optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+        optimizer.zero_grad()
+        loss = loss_fn(model(xb), yb)
+        loss.backward()
+        optimizer.step()
+        recorded.append((lr, loss.item()))
+        lowest = min(lowest, loss.item())
+        if not math.isfinite(loss.item()) or loss.item() > 4 * lowest:
+            break
+    model.load_state_dict(start)
+    for m, mode in zip(model.modules(), modes):
+        m.training = mode
+    return recorded
+### END SOLUTION
+
+# %% test 04_training_loop-lr-range-test points=3
+_answered = (lr_range_test,)  # a NameError here reads as "not answered yet"
+torch.manual_seed(0)
+_net = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Dropout(0.1), nn.Linear(32, 10))
+_start, _lrs = copy.deepcopy(_net.state_dict()), [1e-3 * 2 ** k for k in range(20)]
+with checks.explain_errors({}, "lr_range_test(model, loss_fn, X_train, y_train, 32, lrs)"):
+    _pairs = lr_range_test(_net, nn.CrossEntropyLoss(), X_train, y_train, 32, _lrs)
+checks.expect_true(isinstance(_pairs, list) and all(isinstance(v, float) for _, v in _pairs),
+                   "[mc:lrfind.tensor-losses] Return a list of (lr, loss) pairs, each loss a Python "
+                   "float (loss.item()).")
+checks.expect_true(all(torch.equal(v, _net.state_dict()[k]) for k, v in _start.items()),
+                   "[mc:lrfind.state-dict-alias] The model kept the weights the test trained: save "
+                   "copy.deepcopy(model.state_dict()) first (a bare state_dict() follows the "
+                   "weights as they change) and load it back at the end.")
+checks.expect_true(len(_pairs) < len(_lrs), "[mc:lrfind.no-stop] All 20 rates ran, up to "
+                   f"{_lrs[-1]:.0f}: stop after a loss that is not finite or above 4 × the lowest.")
+### BEGIN HIDDEN TESTS
+import helpers.loss_curves
+import helpers.modes
+from helpers.grading import probe
+probe.needs("lr_range_test")
+
+
+def _range_run(model, lrs, batch_size=32):
+    """lr_range_test on the digits: the pairs, and whether the weights and modes came back."""
+    X, y = helpers.loss_curves.digits(seed=1)[:2]
+    weights = {k: v.clone() for k, v in model.state_dict().items()}
+    modes = helpers.modes.modes(model)
+    pairs = lr_range_test(model, nn.CrossEntropyLoss(), X, y, batch_size, lrs)
+    return {"pairs": pairs, "weights back": all(torch.equal(v, model.state_dict()[k])
+                                                 for k, v in weights.items()),
+            "modes after": helpers.modes.modes(model) == modes}
+
+
+def _known_wrong(lrs, after_step=False, zero_grad=True):
+    """The losses a range test records if it reads the loss after the step, or never clears
+    .grad (for the judge's messages; read from the reference run)."""
+    X, y = helpers.loss_curves.digits(seed=1)[:2]
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10))
+    out = []
+    for k, lr in enumerate(lrs):
+        xb, yb = X[k * 32:(k + 1) * 32], y[k * 32:(k + 1) * 32]
+        opt = torch.optim.SGD(model.parameters(), lr=lr)
+        if zero_grad:
+            opt.zero_grad()
+        loss = F.cross_entropy(model(xb), yb)
+        loss.backward()
+        opt.step()
+        out.append(F.cross_entropy(model(xb), yb).item() if after_step else loss.item())
+    return out
+
+
+_rates = [1e-3 * 2 ** k for k in range(20)]
+torch.manual_seed(0)
+probe.call("lr_range_test(MLP, digits, rates 0.001 × 2^k)", _range_run,
+           nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)), _rates)
+torch.manual_seed(0)
+_dropped = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Dropout(0.1), nn.Linear(32, 10))
+_dropped.eval()  # an evaluated model: the test trains it in train() and gives eval() back
+probe.call("lr_range_test(MLP with dropout, in eval mode)", _range_run, _dropped, _rates[:6])
+torch.manual_seed(0)
+torch.manual_seed(0)
+probe.call("lr_range_test(MLP, 25 steps at 1.0, then 1.5 to 4.0)", _range_run,
+           nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)),
+           [1.0] * 25 + [1.5, 2.0, 2.5, 3.0, 3.5, 4.0])  # the loss falls a lot, then rises
+_jump = [0.01, 0.02, 1e30, 0.01, 0.01, 0.01]  # after the third step the loss is nan
+probe.call("lr_range_test(MLP, a rate of 1e30 on the way)", _range_run,
+           nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)), _jump)
+probe.value("known wrong: losses after the step", _known_wrong(_rates[:8], after_step=True))
+probe.value("known wrong: losses without zero_grad", _known_wrong(_rates[:8], zero_grad=False))
+### JUDGE
+from helpers.grading.probe import got, ref
+
+
+def _stop(losses, limit):
+    """How many losses a range test records under a stop rule: limit(k, losses) -> bool."""
+    for k in range(len(losses)):
+        if limit(k, losses):
+            return k + 1
+    return len(losses)
+
+
+def _rule(k, losses):  # the task's: not finite, or above 4 × the lowest so far
+    return not math.isfinite(losses[k]) or losses[k] > 4 * min(losses[:k + 1])
+
+
+for _key in ("lr_range_test(MLP, digits, rates 0.001 × 2^k)", "lr_range_test(MLP with dropout, in eval mode)",
+             "lr_range_test(MLP, 25 steps at 1.0, then 1.5 to 4.0)", "lr_range_test(MLP, a rate of 1e30 on the way)"):
+    _out, _want = got[_key], ref[_key]
+    _pairs = _out["pairs"]
+    checks.expect_true(isinstance(_pairs, list) and all(
+        isinstance(p, (tuple, list)) and len(p) == 2 and type(p[1]) is float for p in _pairs),
+                       "[mc:lrfind.tensor-losses] Return a list of (lr, loss) pairs, each loss a "
+                       "Python float (loss.item()).")
+    checks.expect_true(_out["weights back"], "[mc:lrfind.state-dict-alias] The model kept the "
+                       "weights the test trained: save copy.deepcopy(model.state_dict()) first (a "
+                       "bare state_dict() follows the weights as they change) and load it back at "
+                       "the end.")
+    checks.expect_true(_out["modes after"], "[mc:lrfind.mode-not-restored] A submodule's mode "
+                       "changed: the test runs in train(); give each submodule its own mode back.")
+    _losses = [v for _, v in _pairs]
+    if _key.startswith("lr_range_test(MLP, digits") and len(_losses) >= 8:
+        checks.reject_close(torch.tensor(_losses[:8]), {
+            torch.tensor(ref["known wrong: losses after the step"]):
+                "[mc:lrfind.loss-after-step] These are the losses after each step: record the "
+                "batch's loss computed before optimizer.step(), the one backward ran on.",
+            torch.tensor(ref["known wrong: losses without zero_grad"]):
+                "[mc:lrfind.no-zero-grad] Each step used the sum of all earlier gradients: clear "
+                ".grad (zero_grad) before every backward."}, "the first eight losses")
+    _due = _stop(_losses, _rule)  # where the task's rule stops on these very losses
+    if len(_losses) > _due:
+        checks.expect_true(math.isfinite(_losses[_due - 1]), f"[mc:lrfind.nan-not-stopped] In "
+                           f"{_key}, the test went on after a loss of {_losses[_due - 1]}: nan is "
+                           "not above 4 × anything (every comparison with nan is False), so test "
+                           "for a finite loss (math.isfinite).")
+        checks.expect_true(len(_losses) != _stop(_losses, lambda k, v: not math.isfinite(v[k])
+                                                  or v[k] > 4 * v[0]),
+                           f"[mc:lrfind.first-not-lowest] In {_key}, the test stopped only when a "
+                           "loss passed 4 × the first loss: the limit is 4 × the lowest loss "
+                           "recorded so far.")
+    checks.expect_true(len(_losses) == _due, f"[mc:lrfind.no-stop] In {_key}, the test recorded "
+                       f"{len(_losses)} rates; on these losses it should stop after {_due}: right "
+                       "after recording a loss that is not finite or above 4 × the lowest so far.")
+    checks.expect_close(torch.tensor(_losses), torch.tensor([v for _, v in _want["pairs"]]),
+                        f"the losses of {_key}", rtol=1e-4, atol=1e-6,
+                        hint="[mc:lrfind.loss-after-step] Step k: rows k·batch_size to "
+                             "(k + 1)·batch_size, plain SGD at lrs[k], the loss before the step.")
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ### Gradient accumulation
@@ -2619,6 +2619,28 @@ def accumulate_step(model, loss_fn, optimizer, X, y, micro_batch):
 ### END SOLUTION
 
 # %% test 04_training_loop-accumulate-test points=3
+class _SpySGD(torch.optim.SGD):
+    """SGD that remembers the parameters and gradients it saw at every step, and the order
+    of zero_grad, backward (a gradient reaching a parameter) and step calls."""
+
+    def __init__(self, params, lr):
+        super().__init__(params, lr=lr)
+        self.seen, self.events = [], []
+        for p in (p for g in self.param_groups for p in g["params"]):
+            p.register_post_accumulate_grad_hook(lambda p: self.events.append("backward"))
+
+    def zero_grad(self, set_to_none=True):
+        self.events.append("zero_grad")
+        return super().zero_grad(set_to_none)
+
+    def step(self, closure=None):
+        ps = [p for g in self.param_groups for p in g["params"]]
+        self.seen.append(([p.detach().clone() for p in ps],
+                          [None if p.grad is None else p.grad.detach().clone() for p in ps]))
+        self.events.append("step")
+        return super().step(closure)
+
+
 _answered = (accumulate_step,)  # a NameError here reads as "not answered yet"
 
 
@@ -2781,6 +2803,53 @@ for _case in CASES:
 ### END HIDDEN TESTS
 
 # %% [markdown]
+# ### Data parallel: one model, two processes
+#
+# Data parallelism runs a copy of the model in each of N processes (one per GPU, on a
+# cluster). A `DistributedSampler` (05) gives each its share of every epoch's shuffle; each
+# computes the gradients of its share, and the processes **all-reduce** them: every one
+# ends with their mean and takes the same step. `DistributedDataParallel` (DDP) starts the
+# all-reduce during `backward`. Below, two CPU processes (gloo backend, started by
+# `helpers.data_parallel`; `torchrun` on a cluster) train on 512 digits, 32 rows each per
+# step, beside one process training on each step's 64 rows. Each process runs this:
+
+# %%
+import inspect
+
+import helpers.data_parallel
+
+print(inspect.getsource(helpers.data_parallel._train))
+
+# %%
+ddp_runs = helpers.data_parallel.run_ranks(X_train[:512], y_train[:512], batch_size=32,
+                                           variants=((1, False), (2, False), (2, True)))
+together, together_weights = helpers.data_parallel.single_process(X_train[:512], y_train[:512], batch_size=32)
+plain = ddp_runs[0]
+print("step   process 0's loss   process 1's loss   their mean (all-reduced)   one process, 64 rows")
+for k in range(4):
+    print(f"{k + 1:4d} {plain[0].local_losses[k]:18.6f} {plain[1].local_losses[k]:18.6f} "
+          f"{plain[0].global_losses[k]:26.6f} {together[k]:22.6f}")
+print(f"all {len(together)} steps: largest loss difference "
+      f"{max(abs(a - b) for a, b in zip(plain[0].global_losses, together)):.1e}, largest weight "
+      f"difference {helpers.data_parallel.largest_difference(plain[0].weights, together_weights):.1e}"
+      f"; process 0's and 1's weights equal: "
+      f"{helpers.data_parallel.largest_difference(plain[0].weights, plain[1].weights) == 0}")
+
+# %% [markdown]
+# The mean of the two processes' losses is the 64-row loss, and the weights agree to float32
+# rounding. With gradient accumulation (two micro-batches of 16 per process per step), DDP
+# all-reduces after every `backward`; inside `with model.no_sync():` forward and backward
+# only add to the local `.grad`, and the next backward outside it all-reduces the sum: the
+# same step, fewer all-reduces (counted by a hook on DDP's communication):
+
+# %%
+for label, run in (("accumulating, every backward all-reduced", ddp_runs[1]),
+                   ("accumulating, no_sync on the first one", ddp_runs[2])):
+    print(f"{label}: all-reduces per step {sorted(set(run[0].allreduces_per_step))}, largest "
+          f"weight difference from one process "
+          f"{helpers.data_parallel.largest_difference(run[0].weights, together_weights):.1e}")
+
+# %% [markdown]
 # ### Mixed precision with torch.autocast
 #
 # Inside `torch.autocast(device_type, dtype)`, operations that tolerate low precision
@@ -2837,8 +2906,7 @@ print("smallest normal number:    ", {str(t).removeprefix("torch."): torch.finfo
 # `scaler.scale(loss).backward()` back-propagates the scaled loss; `scaler.step(optimizer)`
 # unscales the gradients and steps, unless they hold inf or nan (the factor was too
 # large), in which case it **skips** the step; `scaler.update()` then halves the factor
-# after a skipped step and doubles it after 2000 good ones. Its mechanics, run on the CPU
-# with float32 (where nothing underflows; this only shows what it does):
+# after a skipped step and doubles it after 2000 good ones. Its mechanics, on two numbers:
 
 # %%
 p = nn.Parameter(torch.tensor([1.0, 2.0]))
@@ -2853,39 +2921,57 @@ for label, make_loss in [("finite loss", lambda: (3 * p).sum()),
     scaler.update()
     print(f"{label:13s}: .grad after backward {grad_seen}, p after step "
           f"{[round(v, 4) for v in p.tolist()]}, scale now {scaler.get_scale():.0f}")
-print("defaults: scale × growth factor", scaler.get_growth_factor(), "after",
-      scaler.get_growth_interval(), "good steps; × backoff factor", scaler.get_backoff_factor(),
-      "after a skipped one")
 
 # %% [markdown]
-# A loop written once for both kinds of machine: float16 with a scaler on CUDA, bfloat16
-# without one elsewhere. On a machine without a GPU the scaler is created disabled
-# (`enabled=False`): `scale` returns the loss unchanged and `step` simply calls
-# `optimizer.step()`. bfloat16 has float32's 8 exponent bits, so it has float32's range
-# (the smallest normal numbers printed above): it underflows where float32 would, and
-# scaling has nothing to rescue.
+# This PyTorch runs float16 autocast on the CPU too, so the underflow and its rescue run
+# here. Late in training a loss and its gradients are small: below, the digits MLP's loss
+# times 10⁻⁶, and the first layer's weight gradient after backward (unscaled by the scaler):
 
 # %%
-device = "cuda" if torch.cuda.is_available() else "cpu"
-amp_dtype = torch.float16 if device == "cuda" else torch.bfloat16
+def first_layer_grad(scaled, dtype=torch.float16):
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu", enabled=scaled)
+    with torch.autocast("cpu", dtype=dtype, enabled=dtype != torch.float32):
+        small = nn.functional.cross_entropy(net(X_train[:64]), y_train[:64]) * 1e-6
+    scaler.scale(small).backward()
+    scaler.unscale_(opt)  # what step() would do first
+    return net[0].weight.grad
+
+
+exact = first_layer_grad(scaled=False, dtype=torch.float32)
+for label, grad in (("float32", exact), ("float16, no scaler", first_layer_grad(scaled=False)),
+                    ("float16 with GradScaler", first_layer_grad(scaled=True))):
+    print(f"{label:24s} zero entries {(grad == 0).float().mean().item():6.1%}, largest difference "
+          f"from float32 {(grad - exact).abs().max().item():.2e} (largest entry {exact.abs().max().item():.2e})")
+
+# %% [markdown]
+# Without the scaler every entry of the gradient rounded to 0 in float16's backward pass
+# (float32's own zeros come from pixels that are 0 in this batch and units that do not
+# fire); with it the gradient comes back, close to float32's, the difference being float16's
+# rounding in the forward and backward passes. A loop with both, one epoch:
+
+# %%
 torch.manual_seed(0)
-amp_model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10)).to(device)
+amp_model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
 amp_opt = torch.optim.Adam(amp_model.parameters(), lr=1e-2)
-amp_scaler = torch.amp.GradScaler(device, enabled=device == "cuda")
-xs, ys = X_train.to(device), y_train.to(device)
-for i in range(0, len(xs), 64):
+amp_scaler = torch.amp.GradScaler("cpu")  # on a GPU: "cuda", and the same lines
+for i in range(0, len(X_train), 64):
     amp_opt.zero_grad()
-    with torch.autocast(device, dtype=amp_dtype):
-        amp_loss = nn.functional.cross_entropy(amp_model(xs[i:i + 64]), ys[i:i + 64])
+    with torch.autocast("cpu", dtype=torch.float16):
+        amp_loss = nn.functional.cross_entropy(amp_model(X_train[i:i + 64]), y_train[i:i + 64])
     amp_scaler.scale(amp_loss).backward()
     amp_scaler.step(amp_opt)
     amp_scaler.update()
-print(f"device {device}, autocast dtype {amp_dtype}, GradScaler enabled: {amp_scaler.is_enabled()}"
-      f", last loss {amp_loss.item():.3f}")
-if device != "cuda":
-    print("float16 with a GradScaler skipped: no CUDA GPU here. On a GPU this cell runs "
-          "float16 under autocast with the scaler enabled.")
+print(f"last loss {amp_loss.item():.3f} ({amp_loss.dtype}), weights {amp_model[0].weight.dtype}, "
+      f"scale now {amp_scaler.get_scale():.0f}, test accuracy "
+      f"{helpers.loss_curves.evaluate(amp_model, X_test, y_test)[1]:.1%}")
 
+# %% [markdown]
+# bfloat16 has float32's 8 exponent bits and so its range (the smallest normal numbers
+# printed above): a scaler would have nothing to rescue, and bfloat16 runs without one.
+#
 # %% [markdown]
 # ## 11. Exercise 9: the bug hunt (5 points)
 #
@@ -3025,13 +3111,20 @@ _modes_before = [m.training for m in _net.modules()]
 _calls = []
 _net.register_forward_hook(lambda m, i, o: _calls.append(
     (any(s.training for s in _net.modules()), torch.is_grad_enabled())))
-with checks.explain_errors({}, "digit_accuracy(...)"):
-    _acc = digit_accuracy(_net, X_val, y_val)
+try:
+    with checks.explain_errors({}, "digit_accuracy(...)"):
+        _acc = digit_accuracy(_net, X_val, y_val)
+finally:
+    _grad_left_on = torch.is_grad_enabled()
+    torch.set_grad_enabled(True)  # so that the rest of the page runs
 checks.expect_true(not any(t for t, _ in _calls), "[mc:bughunt.eval-mode] digit_accuracy ran "
                    "with dropout on (symptom: two calls give different accuracies): call "
                    "model.eval() first.")
 checks.expect_true(not any(g for _, g in _calls), "[mc:bughunt.no-grad] digit_accuracy "
                    "recorded a graph: wrap it in torch.no_grad().")
+checks.expect_true(_grad_left_on, "[mc:bughunt.grad-left-off] After digit_accuracy autograd is "
+                   "off for everything that follows: torch.set_grad_enabled(False) stays in force "
+                   "until switched back; a `with torch.no_grad():` block ends by itself.")
 _modes_after = [m.training for m in _net.modules()]
 checks.expect_true(_modes_after[0], "[mc:bughunt.mode-not-restored] digit_accuracy left a "
                    "training model in eval mode: the training loop that calls it would go on "
@@ -3066,6 +3159,8 @@ _calls = []
 _net.register_forward_hook(lambda m, i, o: _calls.append(
     (any(s.training for s in _net.modules()), torch.is_grad_enabled())))
 probe.call("digit_accuracy(model, X_val, y_val)", digit_accuracy, _net, _Xv, _yv)
+probe.value("autograd on after digit_accuracy", torch.is_grad_enabled())
+torch.set_grad_enabled(True)
 probe.value("each forward in digit_accuracy: (a submodule training, autograd recording)", _calls)
 probe.value("each submodule's mode after digit_accuracy", [m.training for m in _net.modules()])
 _net.train()
@@ -3097,13 +3192,16 @@ probe.call("the share of inputs dropout zeroes while training", _dropped_share, 
 # from all-train, all-eval and two mixtures
 probe.call("digit_accuracy from four mixtures of modes", helpers.modes.mode_changes, digit_accuracy, DigitNet(),
            _Xv, _yv)
+torch.set_grad_enabled(True)
 torch.manual_seed(7)
 _known = nn.Sequential(nn.Linear(64, 10))
 probe.call("digit_accuracy(a known model, X_val, y_val)", digit_accuracy, _known, _Xv, _yv)
+torch.set_grad_enabled(True)
 torch.manual_seed(12)
 _fresh = DigitNet()
 train_digits(_fresh, _Xt, _yt, steps=150, lr=0.01)
 probe.call("digit_accuracy after 150 steps of train_digits, on X_test", digit_accuracy, _fresh, _Xs, _ys)
+torch.set_grad_enabled(True)
 ### JUDGE
 import helpers.loss_curves
 from helpers.grading.probe import got, ref
@@ -3181,6 +3279,10 @@ checks.expect_true(not any(t for t, _ in _calls), "[mc:bughunt.eval-mode] digit_
                    "model.eval() first.")
 checks.expect_true(not any(g for _, g in _calls), "[mc:bughunt.no-grad] digit_accuracy "
                    "recorded a graph: wrap it in torch.no_grad().")
+checks.expect_true(got["autograd on after digit_accuracy"] is True, "[mc:bughunt.grad-left-off] "
+                   "After digit_accuracy autograd is off for everything that follows: "
+                   "torch.set_grad_enabled(False) stays in force until switched back; a "
+                   "`with torch.no_grad():` block ends by itself.")
 _before, _after_modes = got["each submodule's mode before digit_accuracy"], got["each submodule's mode after digit_accuracy"]
 checks.expect_true(_after_modes[0], "[mc:bughunt.mode-not-restored] digit_accuracy left a "
                    "training model in eval mode: the training loop that calls it would go on "
@@ -3196,6 +3298,9 @@ checks.expect_true(not _problems, "[mc:bughunt.mode-not-restored] digit_accuracy
 with checks.because("[mc:bughunt.tensor-result] digit_accuracy returns a Python float, as "
                     "buggy_accuracy meant to."):
     checks.expect_type(got["digit_accuracy(a known model, X_val, y_val)"], float, "digit_accuracy(...)")
+checks.expect_true(got["digit_accuracy(a known model, X_val, y_val)"] <= 1, "[mc:bughunt.percent] "
+                   "digit_accuracy returned more than 1: an accuracy is the fraction of rows "
+                   "classified right, between 0 and 1, not a percentage.")
 checks.expect_close(got["digit_accuracy(a known model, X_val, y_val)"], ref["digit_accuracy(a known model, X_val, y_val)"],
                     "digit_accuracy of a known model", rtol=1e-6,
                     hint="[mc:bughunt.tensor-result] The fraction (0 to 1) of rows whose largest "
@@ -3210,96 +3315,47 @@ if _final < 0.9:
 # %% [markdown]
 # ## Common mistakes
 #
-# **1. Forgetting `optimizer.zero_grad()`**, and **2. softmax before `CrossEntropyLoss`**,
-# shown by their curves next to a correct run (the same MLP, 10 epochs):
-
-# %%
-def curve_run(label, tail=(), zero_grad=True, lr=0.01):
-    torch.manual_seed(0)
-    net = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10), *tail)
-    return helpers.loss_curves.fit(net, torch.optim.Adam(net.parameters(), lr=lr),
-                                   (X_train, y_train, X_val, y_val), epochs=10, label=label,
-                                   zero_grad=zero_grad)
-
-
-runs = [curve_run("correct"), curve_run("no zero_grad", zero_grad=False),
-        curve_run("softmax before the loss", tail=[nn.Softmax(dim=1)])]
-for trial in runs:
-    print(f"{trial.label:24s} final validation loss {trial.val_loss[-1]:.3f}, accuracy {trial.val_acc[-1]:.1%}")
-helpers.loss_curves.show(helpers.loss_curves.draw_comparison(runs))
-
-# %% [markdown]
-# Without `zero_grad` every step follows the sum of all past gradients: the loss jumps
-# and stalls far above the correct run's. With the extra softmax the loss stays above
-# its floor of 1.46 (section 3) even though the accuracy can look fine.
+# **1. Forgetting `optimizer.zero_grad()`.** Reproduced in section 1 and in the bug hunt:
+# each step follows the sum of all past gradients. Call `optimizer.zero_grad()` in every
+# iteration.
+#
+# **2. Softmax before `CrossEntropyLoss`.** Reproduced in section 3 (and caught by
+# "overfit one batch", section 10): the loss cannot go below a floor. Return raw logits.
 #
 # **3. Float class indices.** Reproduced in section 3:
 # `CrossEntropyLoss()(logits, targets.float())` raises; targets must be int64.
 #
-# **4. Evaluating in training mode.** Dropout makes the "accuracy" change from call to call:
-
-# %%
-torch.manual_seed(0)
-dropper = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Dropout(0.5), nn.Linear(64, 10))
-dropper.train()
-with torch.no_grad():
-    print("train mode:", [round((dropper(X_val).argmax(1) == y_val).float().mean().item(), 3) for _ in range(3)])
-dropper.eval()
-with torch.no_grad():
-    print("eval mode: ", [round((dropper(X_val).argmax(1) == y_val).float().mean().item(), 3) for _ in range(3)])
-
-# %% [markdown]
-# **5. `F.dropout` without `training=self.training`.** The module follows `eval()`, the
-# function does not:
-
-# %%
-class AlwaysDropping(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.lin = nn.Linear(64, 10)
-
-    def forward(self, x):
-        return F.dropout(self.lin(x), 0.5)          # the mistake
-
-
-torch.manual_seed(0)
-always = AlwaysDropping().eval()
-with torch.no_grad():
-    print("eval mode, two calls equal:", torch.equal(always(X_val[:4]), always(X_val[:4])))
-
-# %% [markdown]
-# The fix is `F.dropout(self.lin(x), 0.5, training=self.training)`, or an `nn.Dropout`
-# layer.
+# **4. Evaluating in training mode.** Reproduced in section 4: with dropout on, two passes
+# over the same input differ. `model.eval()` and `torch.no_grad()`, then every mode back.
+#
+# **5. `F.dropout` without `training=self.training`.** Reproduced in 03 (section 7) and in
+# the bug hunt: the function drops in `eval()` too. Pass `training=self.training`, or use
+# an `nn.Dropout` layer.
 #
 # **6. A "best" checkpoint that follows the model.** Reproduced in section 7:
 # `best = model.state_dict()` shares memory with the parameters; keep
 # `copy.deepcopy(model.state_dict())`.
 #
-# **7. Logging loss tensors.** Section 4 measured what a kept validation loss holds;
+# **7. Logging loss tensors.** Section 4 showed the graph a running total of them keeps;
 # `.item()` is the fix (every k steps on a GPU, where it synchronises).
 #
 # ## Summary
 #
-# - One iteration: `zero_grad` → forward → loss → `backward` → `step`. Gradients add up
-#   unless cleared; `step` uses whatever `.grad` holds when it runs.
-# - SGD moves θ by −η·∇ (2.0 − 0.2 × 3.0 = 1.4); too large a rate overshoots and then
-#   diverges. Momentum, Adam and AdamW change only that update, and each needs its own
-#   learning rate.
-# - `CrossEntropyLoss` takes raw logits and int64 class indices; an untrained C-class
-#   model should start near ln C; `MSELoss` suits regression.
-# - Measure with `eval()` and `no_grad()`, restore each submodule's mode afterwards, log
-#   `.item()`.
-# - Schedules (`torch.optim.lr_scheduler`) change the rate per step; a warm-up protects the
-#   first steps at a high peak rate. Keep weight decay off biases and normalisation
-#   weights with parameter groups.
-# - Early stopping keeps a deep copy of the best epoch's weights; `clip_grad_norm_` bounds a
-#   step; check `torch.isfinite(loss)` before backward and stop naming the step; a finite
-#   loss can still have non-finite gradients, and a step on them is skipped whole.
-# - A checkpoint that resumes exactly holds the model, optimizer and scheduler states, the
-#   position, and every random generator the loop uses, and runs deterministically.
-# - Overfit one batch to find bugs fast; accumulate weighted micro-batch gradients when
-#   a batch does not fit; `torch.autocast` for mixed precision, with a `GradScaler` for
-#   float16 on CUDA.
+# - One iteration: `zero_grad` → forward → loss → `backward` → `step`; gradients add up
+#   unless cleared, and `step` uses whatever `.grad` holds. SGD moves θ by −η·∇; momentum,
+#   Adam and AdamW change only that update (AdamW's decay bypasses Adam's division).
+# - `CrossEntropyLoss` takes raw logits (log-sum-exp inside, finite where softmax-then-log
+#   is not) and int64 class indices; an untrained C-class model starts near ln C.
+# - Evaluate with `eval()` and `no_grad()`, give every mode back, log `.item()`. The same
+#   loop trains an MLP and a conv net; compare parameters, accuracy and time.
+# - Schedules and warm-up set the rate per step; parameter groups keep decay off biases
+#   and norms; early stopping keeps a deep copy of the best weights; a guarded step raises
+#   on a non-finite loss and skips non-finite gradients.
+# - A checkpoint resumes exactly when it holds every state and generator the loop reads;
+#   measuring the divergence names a stale piece.
+# - Overfit one batch; a range test finds the rate; accumulation weights micro-batches;
+#   data parallelism all-reduces gradients (`no_sync` while accumulating); float16 needs a
+#   `GradScaler`, bfloat16 does not.
 #
 # **Next:** 05_data replaces the hand-made index batches with `Dataset` and `DataLoader`.
 #

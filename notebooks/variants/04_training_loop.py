@@ -6,35 +6,39 @@ exercise's points for exactly the misconception it names."""
 
 P = "04_training_loop-"
 
-# ---------------------------------------------------------------- Exercise 1: train_epoch
-TRAIN_EPOCH = (
-    "def train_epoch(model, loss_fn, optimizer, X, y, batch_size):\n"
-    "    losses = []\n"
-    "    for start in range({stop}):\n"
-    "        xb, yb = X[start:start + batch_size], y[start:start + batch_size]\n"
-    "{body}"
-    "        losses.append({logged})\n"
-    "    return losses\n"
+# ---------------------------------------------------------------- Exercise 7: lr_range_test
+LR_RANGE = (
+    "def lr_range_test(model, loss_fn, X, y, batch_size, lrs):\n"
+    "    start = {snapshot}\n"
+    "    modes = [m.training for m in model.modules()]\n"
+    "    model.train()\n"
+    "    recorded, lowest = [], math.inf\n"
+    "    for k, lr in enumerate(lrs):\n"
+    "        xb, yb = X[k * batch_size:(k + 1) * batch_size], y[k * batch_size:(k + 1) * batch_size]\n"
+    "        optimizer = torch.optim.SGD(model.parameters(), lr=lr)\n"
+    "{zero}"
+    "        loss = loss_fn(model(xb), yb)\n"
+    "        loss.backward()\n"
+    "        optimizer.step()\n"
+    "        value = {value}\n"
+    "        recorded.append((lr, value))\n"
+    "        lowest = min(lowest, value)\n"
+    "        if {stop}:\n"
+    "            break\n"
+    "    model.load_state_dict(start)\n"
+    "{restore}"
+    "    return recorded\n"
 )
-LINE = {"zero_grad": "optimizer.zero_grad()", "loss": "loss = loss_fn(model(xb), yb)",
-        "whole_loss": "loss = loss_fn(model(X), y)", "backward": "loss.backward()",
-        "step": "optimizer.step()"}
+LR_RESTORE = "    for m, mode in zip(model.modules(), modes):\n        m.training = mode\n"
 
 
-def body(*lines):
-    """The loop's body from LINE's names, in the order given."""
-    return "".join(f"        {LINE[name]}\n" for name in lines)
+def lr_range(snapshot="copy.deepcopy(model.state_dict())", zero="        optimizer.zero_grad()\n",
+             value="loss.item()", stop="not math.isfinite(value) or value > 4 * lowest",
+             restore=LR_RESTORE):
+    return LR_RANGE.format(snapshot=snapshot, zero=zero, value=value, stop=stop, restore=restore)
 
 
-RIGHT_BODY = body("zero_grad", "loss", "backward", "step")
-ALL = "0, len(X), batch_size"
-
-
-def train_epoch(body=RIGHT_BODY, stop=ALL, logged="loss.item()"):
-    return TRAIN_EPOCH.format(body=body, stop=stop, logged=logged)
-
-
-# ---------------------------------------------------------------- Exercise 2: evaluate_model
+# ---------------------------------------------------------------- Exercise 1: evaluate_model
 EVALUATE = (
     "def evaluate_model(model, loss_fn, X, y, batch_size):\n"
     "{remember}"
@@ -69,7 +73,7 @@ def evaluate(mode="    model.eval()\n", context="with torch.no_grad():", scale="
                            acc_weight=acc_weight, divisor=divisor)
 
 
-# ---------------------------------------------------------------- Exercise 3: decay_groups
+# ---------------------------------------------------------------- Exercise 2: decay_groups
 def decay_groups(decay, no_decay, wrap="[{first}, {second}]"):
     return (
         "def decay_groups(model, weight_decay):\n"
@@ -80,7 +84,7 @@ def decay_groups(decay, no_decay, wrap="[{first}, {second}]"):
     )
 
 
-# ---------------------------------------------------------------- Exercise 4: warmup
+# ---------------------------------------------------------------- Exercise 3: warmup
 def warmup(rule="min(1.0, (n + 1) / warmup_steps)"):
     return ("def warmup(optimizer, warmup_steps):\n"
             "    return torch.optim.lr_scheduler.LambdaLR(\n"
@@ -101,7 +105,7 @@ WARMUP_FIRST_GROUP_ONLY = (
     "    return Warmup(optimizer, warmup_steps)\n"
 )
 
-# ---------------------------------------------------------------- Exercise 5: fit_early_stopping
+# ---------------------------------------------------------------- Exercise 4: fit_early_stopping
 EARLY_STOP = (
     "def fit_early_stopping(model, train_one_epoch, validation_loss, max_epochs, patience):\n"
     "    best_loss, best_epoch, best_state, waited = math.inf, 0, None, 0\n"
@@ -126,7 +130,7 @@ def early_stop(better="<", done="==", reset="            waited = 0\n",
     return EARLY_STOP.format(better=better, done=done, reset=reset, snapshot=snapshot)
 
 
-# ---------------------------------------------------------------- Exercise 6: guarded_step
+# ---------------------------------------------------------------- Exercise 5: guarded_step
 GUARDED = (
     "def guarded_step(model, loss, optimizer, step, max_norm):\n"
     "{check}"
@@ -154,31 +158,40 @@ def guarded(check=CHECK, late_check="", middle=None, skip=SKIP, returned="norm.i
     return GUARDED.format(check=check, late_check=late_check, middle=middle, returned=returned)
 
 
-# ---------------------------------------------------------------- Exercise 7: checkpoint
-CHECKPOINT = (
-    "def save_checkpoint(path, model, optimizer, scheduler, loader_generator, epoch):\n"
-    "    torch.save({{{saved}\"epoch\": epoch}}, path)\n\n\n"
-    "def load_checkpoint(path, model, optimizer, scheduler, loader_generator):\n"
-    "    checkpoint = torch.load(path, weights_only=True)\n"
-    "{loaded}"
-    "    return {returned}\n"
+# ---------------------------------------------------------------- Exercise 6: stale_piece
+STALE = (
+    "def stale_piece(checkpoint, make_run, uninterrupted):\n"
+    "    m, opt, sched, g, loader = make_run()\n"
+    "    m.load_state_dict(checkpoint['model'])\n"
+    "    opt.load_state_dict(checkpoint['optimizer'])\n"
+    "    sched.load_state_dict(checkpoint['scheduler'])\n"
+    "    g.set_state(checkpoint['loader_generator'])\n"
+    "    torch.set_rng_state(checkpoint['global_rng'])\n"
+    "    losses = loader_epoch(m, opt, loader, sched)\n"
+    "    step = {step}\n"
+    "    return {piece}, step\n"
 )
-SAVE = {"model": "\"model\": model.state_dict(), ",
-        "optimizer": "\"optimizer\": optimizer.state_dict(), ",
-        "scheduler": "\"scheduler\": scheduler.state_dict(), ",
-        "loader_generator": "\"loader_generator\": loader_generator.get_state(), ",
-        "global_rng": "\"global_rng\": torch.get_rng_state(), "}
-LOAD = {"model": "    model.load_state_dict(checkpoint[\"model\"])\n",
-        "optimizer": "    optimizer.load_state_dict(checkpoint[\"optimizer\"])\n",
-        "scheduler": "    scheduler.load_state_dict(checkpoint[\"scheduler\"])\n",
-        "loader_generator": "    loader_generator.set_state(checkpoint[\"loader_generator\"])\n",
-        "global_rng": "    torch.set_rng_state(checkpoint[\"global_rng\"])\n"}
 
 
-def checkpoint(missing=(), returned="checkpoint[\"epoch\"]"):
-    parts = [p for p in SAVE if p not in missing]
-    return CHECKPOINT.format(saved="".join(SAVE[p] for p in parts),
-                             loaded="".join(LOAD[p] for p in parts), returned=returned)
+STALE_MEASURED = (  # the piece found by measuring; the step as given
+    "def stale_piece(checkpoint, make_run, uninterrupted):\n"
+    "    def resumed(skip=None):\n"
+    "        m, opt, sched, g, loader = make_run()\n"
+    "        for name, put in (('model', m.load_state_dict), ('optimizer', opt.load_state_dict),\n"
+    "                          ('scheduler', sched.load_state_dict), ('loader_generator', g.set_state),\n"
+    "                          ('global_rng', torch.set_rng_state)):\n"
+    "            if name != skip:\n"
+    "                put(copy.deepcopy(checkpoint[name]))\n"
+    "        return loader_epoch(m, opt, loader, sched)\n\n"
+    "    everything = resumed()\n"
+    "    stale = next(n for n in checkpoint if resumed(skip=n) == everything)\n"
+    "    return stale, {step}\n"
+)
+
+
+def stale(step="next(k for k, (a, b) in enumerate(zip(losses, uninterrupted), 1) if a != b)",
+          piece="'model' if step == 1 else 'optimizer'"):
+    return STALE.format(step=step, piece=piece)
 
 
 # ---------------------------------------------------------------- Exercise 8: accumulate_step
@@ -281,20 +294,6 @@ WRONG = {
         ("answer_best_survives_step = True", "not a snapshot", "early-stop.state-dict-copy"),
         ("answer_best_survives_step = 'False'", "True or False", "early-stop.state-dict-copy"),
     ],
-    P + "train-epoch": [
-        (train_epoch(body=body("loss", "backward", "step")), "backward adds into .grad",
-         "loop.no-zero-grad"),
-        (train_epoch(body=body("zero_grad", "loss", "step", "backward")),
-         "had not run yet", "loop.step-before-backward"),
-        (train_epoch(logged="loss"), "keeps its graph reachable", "loop.tensor-losses"),
-        (train_epoch(stop="0, len(X) - batch_size + 1, batch_size"), "a last one of 2",
-         "loop.drops-last-batch"),
-        (train_epoch(body=body("loss", "backward", "zero_grad", "step")), "erased the gradient",
-         "loop.zero-grad-after-backward"),
-        (train_epoch(logged="loss.detach()"), "Log loss.item()", "loop.tensor-losses"),
-        (train_epoch(body=body("zero_grad", "whole_loss", "backward", "step")),
-         "batch 1's loss alone", "loop.wrong-batch"),
-    ],
     P + "evaluate": [
         (evaluate(mode=""), "call model.eval()", "eval.train-mode"),
         (evaluate(context="if True:"), "wrap the forward pass", "eval.grad-enabled"),
@@ -308,6 +307,8 @@ WRONG = {
          "eval.rows-missed"),
         (evaluate(stop="0, len(X), len(X)", size="len(X)"), "at most batch_size rows",
          "eval.not-batched"),
+        (evaluate(mode="    model.eval()\n    torch.set_grad_enabled(False)\n", context="if True:"),
+         "stays in force", "eval.grad-left-off"),
     ],
     P + "decay-groups": [
         (decay_groups("list(model.parameters())", "[]"), "biases take weight_decay 0.0",
@@ -338,6 +339,17 @@ WRONG = {
                       "[p for m in model.children() for n, p in m.named_parameters()"
                       " if not (isinstance(m, nn.Linear) and n == 'weight')]"),
          "should be decayed", "groups.weight-not-decayed"),
+        # Linear weights only: an Embedding's table (and a convolution's weight) escapes decay
+        (decay_groups("[m.weight for m in model.modules() if isinstance(m, nn.Linear)]",
+                      "[p for p in model.parameters()"
+                      " if all(p is not m.weight for m in model.modules() if isinstance(m, nn.Linear))]"),
+         "an Embedding's table", "groups.weight-not-decayed"),
+        # module by module: a weight two modules share is listed twice
+        (decay_groups("[p for m in model.modules() for n, p in m.named_parameters(recurse=False)"
+                      " if p.ndim >= 2]",
+                      "[p for m in model.modules() for n, p in m.named_parameters(recurse=False)"
+                      " if p.ndim < 2]"),
+         "shared by two modules", "groups.param-missing"),
     ],
     P + "warmup": [
         (warmup("min(1.0, n / warmup_steps)"), "wasted step", "warmup.first-step-zero"),
@@ -364,6 +376,24 @@ WRONG = {
          "then the full rate", "warmup.off-by-one"),
     ],
     P + "early-stop": [
+        ("def fit_early_stopping(model, train_one_epoch, validation_loss, max_epochs, patience):\n"
+         "    best_loss, best_epoch, best_state, waited, previous = math.inf, 0, None, 0, math.inf\n"
+         "    for epoch in range(1, max_epochs + 1):\n"
+         "        train_one_epoch()\n"
+         "        loss = validation_loss()\n"
+         "        if loss < best_loss:\n"
+         "            best_loss, best_epoch = loss, epoch\n"
+         "            best_state = copy.deepcopy(model.state_dict())\n"
+         "        if loss < previous:  # better than the epoch before\n"
+         "            waited = 0\n"
+         "        else:\n"
+         "            waited += 1\n"
+         "            if waited == patience:\n"
+         "                break\n"
+         "        previous = loss\n"
+         "    model.load_state_dict(best_state)\n"
+         "    return best_epoch, epoch\n", "not epochs that are worse than the previous one",
+         "early-stop.previous-not-best"),
         (early_stop(better="<="), "not an improvement", "early-stop.ties-improve"),
         (early_stop(done=">"), "not patience + 1", "early-stop.off-by-one"),
         (early_stop(reset=""), "starts again at 0", "early-stop.no-reset"),
@@ -395,8 +425,9 @@ WRONG = {
         (guarded(check=""), "returned for a NaN loss", "nan.not-detected"),
         (guarded(check=CHECK_NAN_ONLY), "torch.isnan misses them", "nan.inf-not-checked"),
         (guarded(check="", late_check=CHECK), "before the check", "nan.backward-before-check"),
-        (guarded(middle="    optimizer.step()\n"
-                        "    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"),
+        # the norm measured (and bad gradients skipped), but nothing clipped
+        (guarded(middle="    norm = nn.utils.clip_grad_norm_(model.parameters(), float('inf'))\n"
+                        + SKIP + "    optimizer.step()\n"),
          "unclipped gradient", "clip.not-applied"),
         (guarded(returned="float(max_norm)"), "norm before clipping", "clip.norm-after-clipping"),
         (guarded(check=CHECK_UNNAMED), "name the step", "nan.step-not-named"),
@@ -433,30 +464,22 @@ WRONG = {
         (guarded(skip="    if not torch.isfinite(norm):\n"
                       "        raise FloatingPointError(f\"non-finite gradient at step {step}\")\n"),
          "skipped, not fatal", "nan.grad-raises"),
+        # the guard reads the first parameter's gradient only
+        (guarded(middle="    first = next(model.parameters()).grad\n"
+                        "    if not torch.isfinite(first).all():\n"
+                        "        optimizer.zero_grad()\n"
+                        "        return None\n"
+                        "    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
+                        "    optimizer.step()\n"), "not only the first one's", "nan.first-param-only"),
     ],
-    P + "checkpoint": [
-        (checkpoint(missing=("global_rng",)), "dropout draws from the global", "checkpoint.global-rng"),
-        (checkpoint(missing=("loader_generator",)), "different order", "checkpoint.generator-state"),
-        (checkpoint(missing=("optimizer",)), "Adam restarted", "checkpoint.optimizer-state"),
-        (checkpoint(missing=("scheduler",)), "restarted its schedule", "checkpoint.scheduler-state"),
-        (checkpoint(returned="None"), "return the saved epoch", "checkpoint.epoch"),
-        (checkpoint(missing=("model",)), "initial weights", "checkpoint.model-state"),
-        # a new generator bound to the local name: the loader keeps shuffling with its own
-        (checkpoint().replace("    loader_generator.set_state(",
-                              "    loader_generator = torch.Generator()\n"
-                              "    loader_generator.set_state("),
-         "different order", "checkpoint.generator-state"),
-        (checkpoint().replace("scheduler.state_dict(), ", "scheduler, ").replace(
-            "checkpoint[\"scheduler\"])", "checkpoint[\"scheduler\"].state_dict())"),
-         "weights_only loading accepts", "checkpoint.weights-only"),
-        # the global generator reseeded from the epoch instead of restored
-        (checkpoint(missing=("global_rng",)).replace(
-            "    return checkpoint", "    torch.manual_seed(checkpoint[\"epoch\"])\n    return checkpoint"),
-         "global generator", "checkpoint.incomplete"),
-        # the loader's generator reseeded from its first seed: epoch 1's order again
-        (checkpoint().replace("loader_generator.get_state()", "loader_generator.initial_seed()")
-         .replace("loader_generator.set_state(", "loader_generator.manual_seed("),
-         "different order", "checkpoint.generator-state"),
+    P + "stale-piece": [
+        (stale(), "does not name the piece", "stale.loudest"),
+        (STALE_MEASURED.format(step="next(k for k, (a, b) in enumerate(zip(everything, uninterrupted)) "
+                                    "if a != b)"), "count the steps of epoch 2 from 1",
+         "stale.step-from-zero"),
+        (STALE_MEASURED.format(step="1 + max(range(len(everything)), key=lambda k: "
+                                    "abs(everything[k] - uninterrupted[k]))"),
+         "first differing step", "stale.first-step"),
     ],
     P + "accumulate": [
         # what section 10's cell did: each chunk's share of the rows
@@ -471,6 +494,19 @@ WRONG = {
          "make one step", "accumulation.step-per-micro-batch"),
         (accumulate(zero=""), "stale .grad", "accumulation.stale-grad"),
         (accumulate(returned="torch.tensor(total)"), "a Python float", "loop.tensor-losses"),
+    ],
+    P + "lr-range": [
+        (lr_range(value="loss_fn(model(xb), yb).item()"), "losses after each step",
+         "lrfind.loss-after-step"),
+        (lr_range(zero=""), "sum of all earlier gradients", "lrfind.no-zero-grad"),
+        (lr_range(snapshot="model.state_dict()"), "follows the weights", "lrfind.state-dict-alias"),
+        (lr_range(stop="value > 4 * lowest"), "every comparison with nan is False",
+         "lrfind.nan-not-stopped"),
+        (lr_range(stop="not math.isfinite(value) or value > 4 * recorded[0][1]"),
+         "4 × the lowest loss recorded so far", "lrfind.first-not-lowest"),
+        (lr_range(stop="False"), "should stop after", "lrfind.no-stop"),
+        (lr_range(value="loss"), "Python float", "lrfind.tensor-losses"),
+        (lr_range(restore=""), "its own mode back", "lrfind.mode-not-restored"),
     ],
     P + "bug-hunt": [
         (bug_hunt(layers="[nn.Linear(64, 64), nn.Linear(64, 10)]"), "nn.ModuleList",
@@ -497,6 +533,10 @@ WRONG = {
          "bughunt.functional-dropout"),
         (bug_hunt().replace(".float().mean().item()", ".float().mean()"), "Python float",
          "bughunt.tensor-result"),
+        (bug_hunt().replace(".float().mean().item()", ".float().mean().item() * 100"),
+         "not a percentage", "bughunt.percent"),
+        (bug_hunt(mode="    model.eval()\n    torch.set_grad_enabled(False)\n", context="if True:"),
+         "stays in force", "bughunt.grad-left-off"),
     ],
 }
 
@@ -508,17 +548,6 @@ ALTERNATIVE = {
     P + "quiz-initial-loss": "answer_initial_loss = math.log(10)",
     P + "quiz-schedule": "answer_best_schedule = 'one' + '-cycle'",
     P + "quiz-state-dict": "answer_best_survives_step = 1 > 2",
-    P + "train-epoch": (
-        "def train_epoch(model, loss_fn, optimizer, X, y, batch_size):\n"
-        "    losses = []\n"
-        "    for xb, yb in zip(X.split(batch_size), y.split(batch_size)):\n"
-        "        loss = loss_fn(model(xb), yb)\n"
-        "        loss.backward()\n"
-        "        optimizer.step()\n"
-        "        optimizer.zero_grad(set_to_none=False)\n"
-        "        losses.append(loss.detach().item())\n"
-        "    return losses\n"
-    ),
     P + "evaluate": (
         "def evaluate_model(model, loss_fn, X, y, batch_size):\n"
         "    with helpers.modes.evaluating(model), torch.inference_mode():\n"
@@ -529,9 +558,12 @@ ALTERNATIVE = {
         "def decay_groups(model, weight_decay):\n"
         "    norms = (nn.LayerNorm, nn.BatchNorm1d)\n"
         "    decay, no_decay = [], []\n"
+        "    seen = set()  # a tied weight sits in two modules and is one parameter\n"
         "    for module in model.modules():\n"
         "        for name, p in module.named_parameters(recurse=False):\n"
-        "            (no_decay if name == 'bias' or isinstance(module, norms) else decay).append(p)\n"
+        "            if id(p) not in seen:\n"
+        "                seen.add(id(p))\n"
+        "                (no_decay if name == 'bias' or isinstance(module, norms) else decay).append(p)\n"
         "    return [dict(params=decay, weight_decay=weight_decay),\n"
         "            dict(params=no_decay, weight_decay=0.0)]\n"
     ),
@@ -573,18 +605,29 @@ ALTERNATIVE = {
         "    optimizer.step()\n"
         "    return total.item()\n"
     ),
-    P + "checkpoint": (
-        "def save_checkpoint(path, model, optimizer, scheduler, loader_generator, epoch):\n"
-        "    torch.save([model.state_dict(), optimizer.state_dict(), scheduler.state_dict(),\n"
-        "                loader_generator.get_state(), torch.random.get_rng_state(), epoch], path)\n\n\n"
-        "def load_checkpoint(path, model, optimizer, scheduler, loader_generator):\n"
-        "    m, o, s, g, rng, epoch = torch.load(path, weights_only=True)\n"
-        "    torch.random.set_rng_state(rng)\n"
-        "    loader_generator.set_state(g)\n"
-        "    scheduler.load_state_dict(s)\n"
-        "    optimizer.load_state_dict(o)\n"
-        "    model.load_state_dict(m)\n"
-        "    return epoch\n"
+    P + "stale-piece": (
+        "def stale_piece(checkpoint, make_run, uninterrupted):\n"
+        "    def same(a, b):\n"
+        "        if isinstance(a, torch.Tensor):\n"
+        "            return isinstance(b, torch.Tensor) and a.shape == b.shape and torch.equal(a, b)\n"
+        "        if isinstance(a, dict):\n"
+        "            return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)\n"
+        "        if isinstance(a, (list, tuple)):\n"
+        "            return isinstance(b, (list, tuple)) and len(a) == len(b) and all(map(same, a, b))\n"
+        "        return a == b\n\n"
+        "    m, opt, sched, g, loader = make_run()\n"
+        "    start = {'model': m.state_dict(), 'optimizer': opt.state_dict(),\n"
+        "             'scheduler': sched.state_dict(), 'loader_generator': g.get_state(),\n"
+        "             'global_rng': torch.get_rng_state()}\n"
+        "    # the stale piece is the one a fresh run already holds\n"
+        "    name = [n for n in start if same(checkpoint[n], start[n])][0]\n"
+        "    m.load_state_dict(checkpoint['model'])\n"
+        "    opt.load_state_dict(copy.deepcopy(checkpoint['optimizer']))\n"
+        "    sched.load_state_dict(checkpoint['scheduler'])\n"
+        "    g.set_state(checkpoint['loader_generator'])\n"
+        "    torch.set_rng_state(checkpoint['global_rng'])\n"
+        "    losses = loader_epoch(m, opt, loader, sched)\n"
+        "    return name, 1 + [a == b for a, b in zip(losses, uninterrupted)].index(False)\n"
     ),
     P + "accumulate": (
         "def accumulate_step(model, loss_fn, optimizer, X, y, micro_batch):\n"
@@ -599,6 +642,30 @@ ALTERNATIVE = {
         "        total += part.item()\n"
         "    optimizer.step()\n"
         "    return total\n"
+    ),
+    P + "lr-range": (
+        "def lr_range_test(model, loss_fn, X, y, batch_size, lrs):\n"
+        "    saved = {k: v.clone() for k, v in model.state_dict().items()}\n"
+        "    modes = {m: m.training for m in model.modules()}\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=lrs[0])\n"
+        "    model.train()\n"
+        "    pairs = []\n"
+        "    try:\n"
+        "        for k, lr in enumerate(lrs):\n"
+        "            optimizer.param_groups[0]['lr'] = lr\n"
+        "            optimizer.zero_grad()\n"
+        "            rows = slice(k * batch_size, (k + 1) * batch_size)\n"
+        "            loss = loss_fn(model(X[rows]), y[rows])\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "            pairs.append((lr, float(loss)))\n"
+        "            if not math.isfinite(pairs[-1][1]) or pairs[-1][1] > 4 * min(v for _, v in pairs):\n"
+        "                break\n"
+        "    finally:\n"
+        "        model.load_state_dict(saved)\n"
+        "        for m, flag in modes.items():\n"
+        "            m.training = flag\n"
+        "    return pairs\n"
     ),
     P + "bug-hunt": (
         "class DigitNet(nn.Module):\n"
