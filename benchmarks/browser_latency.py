@@ -247,6 +247,16 @@ def before_tree(tmp: Path, ref: str, paths: list[str]) -> Path:
             (tree / path).write_bytes(shown.stdout)
         else:
             (tree / path).unlink(missing_ok=True)
+    # a module moved since ref (helpers/rerun.py is helpers/lab/rerun.py now) keeps its old
+    # name too, so that the files taken from ref and ref's lab configuration find it
+    listed = subprocess.run(["git", "ls-tree", "--name-only", ref, "helpers/"], cwd=REPO,
+                            capture_output=True, text=True).stdout.split()
+    for old in listed:
+        moved = tree / "helpers" / "lab" / Path(old).name
+        if old.endswith(".py") and not (tree / old).exists() and moved.exists():
+            name = f"helpers.lab.{moved.stem}"
+            (tree / old).write_text("import importlib, sys\n"
+                                    f"sys.modules[__name__] = importlib.import_module({name!r})\n")
     return tree
 
 
