@@ -346,9 +346,7 @@ def test_affected_test_cells():
 # Allowances that reference solutions need and notebooks/src does not declare yet (the chapter
 # sessions own those files): applied here as if declared, and reported. The test fails when
 # one is no longer needed (declared in the source, or the answer changed): remove it then.
-PENDING = {
-    "06_compile-storm": ["private:torch._dynamo.mark_dynamic"],
-}
+PENDING: dict[str, list[str]] = {}
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 
 
