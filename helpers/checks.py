@@ -347,7 +347,8 @@ def _same(a, b) -> bool:
     if isinstance(a, bool) != isinstance(b, bool):
         return False  # True == 1 in Python, but a quiz answer of 1 is not "True"
     if isinstance(a, (tuple, list, torch.Size)) and isinstance(b, (tuple, list, torch.Size)):
-        return tuple(a) == tuple(b)
+        # element by element, so that the rule above holds inside: (1, 0) is not (True, False)
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     try:
         return bool(a == b)
     except Exception:

@@ -35,6 +35,14 @@ def test_reject_does_not_reveal_the_answer():
     assert "6" not in str(failure.value)
 
 
+def test_a_bool_is_not_a_number_inside_a_tuple_either():
+    """True == 1 in Python; an answer of 1 for True is named, in a tuple as alone."""
+    checks.reject((1, 0), {(True, False): "[mc:x.y] a bool was expected"})  # not the same answer: no failure
+    fails_with("a bool was expected", checks.reject, (True, False), {(True, False): "[mc:x.y] a bool was expected"})
+    fails_with("expected", checks.expect_equal, (1, 0), (True, False))
+    checks.expect_equal([1, (2, 3)], (1, (2, 3)))  # a list is the sequence a tuple is
+
+
 def test_reject_close_tolerates_rounding():
     wrong = torch.tensor(1.0)
     fails_with("outer product", checks.reject_close, 1.0 + 1e-7, {wrong: "outer product"})

@@ -118,6 +118,10 @@ def test_apply_makes_the_outputs_say_the_judges_verdict():
     nb = nbformat.v4.new_notebook(cells=[cell([kernel_error])])
     judging.apply(nb, plan, {"j-add-test": judging.Verdict(False, "add(1, 2) should be 3")})
     assert [o.output_type for o in nb.cells[0].outputs] == ["error"]
+    # with other words: the judge's verdict first (what course report counts), the kernel's after
+    nb = nbformat.v4.new_notebook(cells=[cell([kernel_error])])
+    judging.apply(nb, plan, {"j-add-test": judging.Verdict(False, "[mc:add.sign] add(-7, 7) should be 0")})
+    assert [o.evalue for o in nb.cells[0].outputs] == ["add(-7, 7) should be 0 [mc:add.sign]", "add(1, 2) should be 3"]
     # the judge passed: the kernel's error decides nothing
     nb = nbformat.v4.new_notebook(cells=[cell([kernel_error])])
     judging.apply(nb, plan, {"j-add-test": judging.Verdict(True)})

@@ -261,9 +261,10 @@ def apply(nb, plan: Plan, verdicts: dict[str, Verdict]) -> list[str]:
             kept.append(nbformat.v4.new_output("stream", name="stdout", text=checks.PASS_ALL + "\n"))
         else:
             own = failure_output(verdict)
-            # the kernel's failure, when it says something else, stays as the student saw it
-            kept += [o for o in kernel if o.get("evalue") != own.evalue and o.get("ename") != "NotRun"]
+            # the judge's failure first (the verdict: what the report counts and the summary
+            # quotes); the kernel's own, when it says something else, after it as the student saw it
             kept.append(own)
+            kept += [o for o in kernel if o.get("evalue") != own.evalue and o.get("ename") != "NotRun"]
             if verdict.grader_error:
                 by_hand.append(grade_id)
         cell.outputs = kept
