@@ -430,14 +430,6 @@ def roofline_switched_off():
             setattr(roofline, name, fn)
 
 
-# each case's answer, worked out from the task's words (tests/test_tasks.py checks them against
-# a search written from those words)
-BATCH_ANSWERS = {"1024 × 1024, roof": 32, "64 × 64, slow calls": 128, "8 × 8, roof": None,
-                 "64 × 64, slow arithmetic": 1, "16 × 4096, outputs count": 32, "4096 × 16, outputs count": 32,
-                 "1024 × 1024, up to 16": None, "1024 × 1024, up to 32": 32, "4096 × 4096, H100": 64,
-                 "300 × 700, H100": 1024, "512 × 2048, H100": 256}
-
-
 def batch_cases() -> dict[str, tuple]:
     """(d_in, d_out, flops, bytes/s, overhead s, max_batch) by name: the visible three, then
     cases where B = 1 is the answer, where the output's bytes decide, where max_batch itself
@@ -570,27 +562,11 @@ BATCH_HINTS = {"switched off": "[mc:roofline.helpers-count] Count the FLOPs, the
                    "returns a batch size or None."}
 
 
-def _search(d_in, d_out, flops, bytes_per_s, overhead_s, max_batch, *, weights=True, outputs=True,
-            multiplies=2.0, overhead=True, first=1, included=True, summed=False):
-    """The search with one ingredient changed: how a wrong answer came about."""
-    b = first
-    while b <= max_batch if included else b < max_batch:
-        compute = multiplies * b * d_in * d_out / flops
-        memory = 4.0 * (b * d_in + (d_in * d_out if weights else 0) + (b * d_out if outputs else 0)) / bytes_per_s
-        fixed = overhead_s if overhead else 0.0
-        if (compute > memory + fixed) if summed else (compute > memory and compute > fixed):
-            return b
-        b *= 2
-    return None
-
-
-def check_batch(value, name: str) -> None:
-    """``first_compute_bound_batch`` on the case ``name`` of ``batch_cases()``."""
+def check_batch_form(value, name: str, max_batch: int) -> None:
+    """What any answer of first_compute_bound_batch must be: None, or a power of two from 1 up
+    to max_batch. (Whether it is the right one, the judge says: its answers are no helper's.)"""
     from helpers import checks
 
-    case = batch_cases()[name]
-    d_in, d_out, flops, bytes_per_s, overhead_s, max_batch = case
-    want = BATCH_ANSWERS[name]
     said = f"first_compute_bound_batch({name}) is {checks.show(value)}"
     checks.expect_true(value is None or (type(value) is int and 1 <= value <= max_batch),
                        f"{said}. [mc:roofline.never-compute-bound] Return a batch size from 1 up to "
@@ -598,33 +574,3 @@ def check_batch(value, name: str) -> None:
     checks.expect_true(value is None or value & (value - 1) == 0,
                        f"{said}. [mc:roofline.batch-powers] The task tries B = 1, 2, 4, 8, ...: return "
                        "one of those powers of two.")
-    if value == want:
-        return
-    wrong = [
-        (_search(*case, first=2), "[mc:roofline.batch-from-two] The search starts at B = 1: here a "
-                                  "single input is already compute-bound."),
-        (_search(*case, outputs=False), "[mc:roofline.outputs-free] Count the output's bytes too: the "
-                                        "matmul writes B·d_out results, which moves as many bytes as "
-                                        "reading them would."),
-        (_search(*case, weights=False), "[mc:roofline.weights-free] Count the weight matrix's bytes too: "
-                                        "every call reads d_in·d_out weights, which is why a small batch "
-                                        "is memory-bound."),
-        (_search(*case, included=False), "[mc:roofline.batch-intensity] Try B up to max_batch, included."),
-        (_search(*case, multiplies=1.0), "[mc:roofline.flops-multiplies-only] A matmul does 2·B·d_in·d_out "
-                                         "FLOPs: a multiplication and an addition per step of each dot product."),
-        (_search(*case, overhead=False), "[mc:regime.no-overhead] Compare the compute time with the fixed "
-                                         "cost of a call too: below it, the call is overhead-bound."),
-        (_search(*case, summed=True), "[mc:roofline.bound-sum] Compute-bound means the compute time is the "
-                                      "largest of the three, not larger than the other two added."),
-        (want // 2 if want else None, "[mc:roofline.batch-before] Return the first batch at which it is "
-                                      "compute-bound, not the last one before."),
-        (max_batch if want is None else None, "[mc:roofline.never-compute-bound] When no batch up to "
-                                              "max_batch is compute-bound, return None."),
-    ]
-    for answer, reason in wrong:
-        if answer != want and value == answer:
-            checks.expect_true(False, f"{said}. {reason}")
-    checks.expect_true(False, f"{said}. [mc:roofline.batch-intensity] The layer does 2·B·d_in·d_out "
-                              "FLOPs and moves 4·(B·d_in + d_in·d_out + B·d_out) bytes; try B = 1, 2, "
-                              "4, ... up to max_batch and return the first whose compute time exceeds "
-                              "both the bytes' time and the fixed cost, or None.")

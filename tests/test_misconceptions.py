@@ -180,7 +180,7 @@ def test_a_cell_raises_the_markers_of_the_helpers_checks_it_calls():
     cell; an alias from ``import helpers.m as a`` is followed; other modules are not read."""
     direct = cell_markers("helpers.data_tasks.check_chunks(a, b, c, d)")
     assert {"data.stream-iterator-once", "data.shard-strided"} <= direct
-    aliased = cell_markers("import helpers.compile_tasks as _t\n_t.check_batch(v, 'x')")
-    assert {"roofline.batch-from-two", "roofline.outputs-free"} <= aliased   # through _search's list
+    aliased = cell_markers("import helpers.compile_tasks as _t\n_t.check_batch_form(v, 'x', 64)")
+    assert {"roofline.never-compute-bound", "roofline.batch-powers"} <= aliased
     assert "data.stream-iterator-once" not in aliased
     assert cell_markers("helpers.roofline.bounds(c, r)") == set()

@@ -11,32 +11,16 @@ from torch.utils.data import DistributedSampler
 from helpers import checks, compile_tasks, data_tasks
 
 
-def test_batch_answers_agree_with_a_search_written_from_the_task():
-    for name, (d_in, d_out, flops, bw, overhead, most) in compile_tasks.batch_cases().items():
-        b, found = 1, None
-        while b <= most:
-            compute = 2 * b * d_in * d_out / flops
-            if compute > 4 * (b * d_in + d_in * d_out + b * d_out) / bw and compute > overhead:
-                found = b
-                break
-            b *= 2
-        assert compile_tasks.BATCH_ANSWERS[name] == found, name
-
-
-@pytest.mark.parametrize("wrong, marker", [
-    (dict(first=2), "roofline.batch-from-two"), (dict(outputs=False), "roofline.outputs-free"),
-    (dict(weights=False), "roofline.weights-free")])
-def test_check_batch_names_the_held_out_classes(wrong, marker):
-    cases = compile_tasks.batch_cases()
-    named = set()
-    for name, case in cases.items():
-        value = compile_tasks._search(*case, **wrong)
-        compile_tasks.check_batch(compile_tasks.BATCH_ANSWERS[name], name)   # the right one passes
-        if value != compile_tasks.BATCH_ANSWERS[name]:
-            with pytest.raises(checks.CheckFailed) as failed:
-                compile_tasks.check_batch(value, name)
-            named.add(failed.value.misconception)
-    assert marker in named, named
+def test_check_batch_form_names_what_no_answer_can_be():
+    """The form any answer of Exercise 7 has (the right answers are in the hidden judge; the
+    round trip and nbmake check them against the reference and the wrong variants)."""
+    compile_tasks.check_batch_form(None, "a case", 64)
+    compile_tasks.check_batch_form(32, "a case", 64)
+    for value, marker in ((128, "roofline.never-compute-bound"), (0, "roofline.never-compute-bound"),
+                          (48, "roofline.batch-powers"), (8.0, "roofline.never-compute-bound")):
+        with pytest.raises(checks.CheckFailed) as failed:
+            compile_tasks.check_batch_form(value, "a case", 64)
+        assert failed.value.misconception == marker, value
 
 
 def test_check_gather_passes_the_right_order_and_names_concatenation_and_padding():

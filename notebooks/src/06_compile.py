@@ -1547,12 +1547,10 @@ for _name in ("1024 × 1024, roof", "64 × 64, slow calls", "8 × 8, roof"):
     _d_in, _d_out, _flops, _bw, _overhead, _max = _cases[_name]
     _roof = helpers.roofline.Roof(_name, flops=_flops, bytes_per_s=_bw, overhead_s=_overhead)
     with helpers.compile_tasks.roofline_switched_off(), checks.explain_errors(
-            {"switched off": "[mc:roofline.helpers-count] Count the FLOPs, the bytes and compare the "
-                             "three times yourself: helpers.roofline's functions are switched off here.",
-             "": "[mc:roofline.weights-free] first_compute_bound_batch(d_in, d_out, roof, max_batch) "
-                 "returns a batch size or None."}, f"first_compute_bound_batch({_name})"):
+            helpers.compile_tasks.BATCH_HINTS, f"first_compute_bound_batch({_name})"):
         _got = first_compute_bound_batch(_d_in, _d_out, _roof, _max)
-    helpers.compile_tasks.check_batch(_got, _name)
+    helpers.compile_tasks.check_batch_form(_got, _name, _max)
+    checks.answer("06_compile-batch", (_name, _got), f"first_compute_bound_batch({_name})")
 ### BEGIN HIDDEN TESTS
 import helpers.compile_tasks as _tasks
 import helpers.roofline
@@ -1565,9 +1563,81 @@ for _name, (_d_in, _d_out, _flops, _bw, _overhead, _max) in _tasks.batch_cases()
 ### JUDGE
 import helpers.compile_tasks as _tasks
 from helpers.grading.probe import got
-for _name in _tasks.batch_cases():
-    _tasks.check_batch(_tasks.explained(got, f"first_compute_bound_batch({_name})", _tasks.BATCH_HINTS), _name)
+
+# each case's answer, worked out from the task's words (nbmake checks the reference against them)
+ANSWERS = {"1024 × 1024, roof": 32, "64 × 64, slow calls": 128, "8 × 8, roof": None,
+           "64 × 64, slow arithmetic": 1, "16 × 4096, outputs count": 32, "4096 × 16, outputs count": 32,
+           "1024 × 1024, up to 16": None, "1024 × 1024, up to 32": 32, "4096 × 4096, H100": 64,
+           "300 × 700, H100": 1024, "512 × 2048, H100": 256}
+
+
+def _search(d_in, d_out, flops, bytes_per_s, overhead_s, max_batch, *, weights=True, outputs=True,
+            multiplies=2.0, overhead=True, first=1, included=True, summed=False):
+    """The search with one ingredient changed: how a wrong answer came about."""
+    b = first
+    while b <= max_batch if included else b < max_batch:
+        compute = multiplies * b * d_in * d_out / flops
+        memory = 4.0 * (b * d_in + (d_in * d_out if weights else 0) + (b * d_out if outputs else 0)) / bytes_per_s
+        fixed = overhead_s if overhead else 0.0
+        if (compute > memory + fixed) if summed else (compute > memory and compute > fixed):
+            return b
+        b *= 2
+    return None
+
+
+for _name, _case in _tasks.batch_cases().items():
+    _value = got.value(f"first_compute_bound_batch({_name})", _tasks.BATCH_HINTS)
+    _tasks.check_batch_form(_value, _name, _case[5])
+    _want = ANSWERS[_name]
+    if _value == _want:
+        continue
+    _said = f"first_compute_bound_batch({_name}) is {checks.show(_value)}"
+    for _answer, _reason in [
+        (_search(*_case, first=2), "[mc:roofline.batch-from-two] The search starts at B = 1: here a "
+                                   "single input is already compute-bound."),
+        (_search(*_case, outputs=False), "[mc:roofline.outputs-free] Count the output's bytes too: the "
+                                         "matmul writes B·d_out results, which moves as many bytes as "
+                                         "reading them would."),
+        (_search(*_case, weights=False), "[mc:roofline.weights-free] Count the weight matrix's bytes too: "
+                                         "every call reads d_in·d_out weights, which is why a small batch "
+                                         "is memory-bound."),
+        (_search(*_case, included=False), "[mc:roofline.batch-intensity] Try B up to max_batch, included."),
+        (_search(*_case, multiplies=1.0), "[mc:roofline.flops-multiplies-only] A matmul does 2·B·d_in·d_out "
+                                          "FLOPs: a multiplication and an addition per step of each dot product."),
+        (_search(*_case, overhead=False), "[mc:regime.no-overhead] Compare the compute time with the fixed "
+                                          "cost of a call too: below it, the call is overhead-bound."),
+        (_search(*_case, summed=True), "[mc:roofline.bound-sum] Compute-bound means the compute time is the "
+                                       "largest of the three, not larger than the other two added."),
+        (_want // 2 if _want else None, "[mc:roofline.batch-before] Return the first batch at which it is "
+                                        "compute-bound, not the last one before."),
+        (_case[5] if _want is None else None, "[mc:roofline.never-compute-bound] When no batch up to "
+                                              "max_batch is compute-bound, return None."),
+    ]:
+        if _answer != _want and _value == _answer:
+            checks.expect_true(False, f"{_said}. {_reason}")
+    checks.expect_true(False, f"{_said}. [mc:roofline.batch-intensity] The layer does 2·B·d_in·d_out "
+                              "FLOPs and moves 4·(B·d_in + d_in·d_out + B·d_out) bytes; try B = 1, 2, "
+                              "4, ... up to max_batch and return the first whose compute time exceeds "
+                              "both the bytes' time and the fixed cost, or None.")
 ### END HIDDEN TESTS
+
+# %% wrong 06_compile-batch
+{  # the visible cases' known wrong answers, as (case, value): the right ones stay in the judge
+    ("1024 × 1024, roof", 1): "[mc:roofline.weights-free] Count the weight matrix's bytes too: every "
+                              "call reads d_in·d_out weights, which is why a small batch is memory-bound.",
+    ("1024 × 1024, roof", 64): "[mc:roofline.flops-multiplies-only] A matmul does 2·B·d_in·d_out FLOPs: "
+                               "a multiplication and an addition per step of each dot product.",
+    ("1024 × 1024, roof", 16): "[mc:roofline.batch-before] Return the first batch at which it is "
+                               "compute-bound, not the last one before.",
+    ("64 × 64, slow calls", None): "[mc:roofline.flops-multiplies-only] A matmul does 2·B·d_in·d_out "
+                                   "FLOPs: a multiplication and an addition per step of each dot product.",
+    ("64 × 64, slow calls", 64): "[mc:regime.no-overhead] Compare the compute time with the fixed cost "
+                                 "of a call too: below it, the call is overhead-bound.",
+    ("64 × 64, slow calls", 512): "[mc:roofline.bound-sum] Compute-bound means the compute time is the "
+                                  "largest of the three, not larger than the other two added.",
+    ("8 × 8, roof", 65536): "[mc:roofline.never-compute-bound] When no batch up to max_batch is "
+                            "compute-bound, return None.",
+}
 
 # %% [markdown]
 # ## 10. An attention block, compiled and profiled
