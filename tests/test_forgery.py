@@ -25,7 +25,8 @@ CASES = [(value, None) for value in forgeries.VALUES] + [("anything", attack) fo
 
 
 def student(value, attack):
-    return (value + ("-" + attack if attack else "")).replace(" ", "-").replace(",", "").replace("(", "").replace(")", "")
+    name = value + ("-" + attack if attack else "")
+    return name.replace(" ", "-").replace(",", "").replace("(", "").replace(")", "")
 
 
 # one batch per notebook, all its tests on one pytest worker (the notebooks on several)

@@ -128,7 +128,8 @@ def test_apply_makes_the_outputs_say_the_judges_verdict():
     assert [o.output_type for o in nb.cells[0].outputs] == ["stream"]
     # the judge itself failed: 0 and graded by hand
     nb = nbformat.v4.new_notebook(cells=[cell([])])
-    assert judging.apply(nb, plan, {"j-add-test": judging.Verdict(False, grader_error="NameError: x")}) == ["j-add-test"]
+    failed = {"j-add-test": judging.Verdict(False, grader_error="NameError: x")}
+    assert judging.apply(nb, plan, failed) == ["j-add-test"]
     assert nb.cells[0].outputs[0].ename == "GraderError"
 
 

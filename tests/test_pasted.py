@@ -24,7 +24,8 @@ def test_repair_keeps_the_first_and_names_the_rest():
     notes = pasted.repair(nb, {"a", "b"})
     assert [c.metadata.get("nbgrader", {}).get("grade_id") for c in nb.cells] == ["a", None, None, None, None, "b"]
     assert notes == [
-        "cell #2 repeats the cell a (a pasted copy keeps its markings); the first one is graded: it ran as an ordinary cell",
+        "cell #2 repeats the cell a (a pasted copy keeps its markings); the first one is graded: "
+        "it ran as an ordinary cell",
         "cell #3 carries the id other, which this assignment does not have (pasted from another notebook?): "
         "it ran as an ordinary cell",
         "cell #4 has nbgrader's markings but no grade id: it ran as an ordinary cell"]
