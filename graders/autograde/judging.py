@@ -37,9 +37,8 @@ from nbgrader.utils import is_grade, is_solution
 
 from graders.sandbox import CANARY_KEY
 from helpers import checks
-from helpers.grading import probe, wire
+from helpers.grading import JUDGE_MARK, probe, wire
 
-JUDGE_MARK = "### JUDGE"
 BEGIN, END = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"  # nbgrader's ClearHiddenTests defaults
 PROBE = "probe"  # the CANARY_KEY value of the grader's probe cells
 MAX_PAYLOADS = 2_000  # observations one test cell may report

@@ -11,18 +11,24 @@ print ``inspect.stack()`` or ``get_ipython().history``. So, before rendering:
   its message as the notebook shows it ("Check failed: …", "Not answered yet: …");
 - in every output of every cell, any line containing a line of hidden-test source (raw,
   repr/JSON-escaped or HTML-escaped) is replaced by a placeholder line;
+- a judge's own message (the error output graders.autograde.judging puts first in a test
+  cell whose judge failed) may quote what the judge's string literals say (a case named by
+  its code, "t[[0, 1]] = t[[1, 0]] (a swap)"): those lines are the instructor's words, shown
+  on purpose; any other hidden line in it is removed as everywhere;
 - misconception markers (``[mc:...]``, helpers.checks.MARKER) are removed from sources and
   outputs: they are for the instructor's report, not for the student.
 """
 
 from __future__ import annotations
 
+import ast
 import html
 import json
 
 from nbgrader.preprocessors import ClearHiddenTests, NbGraderPreprocessor
 from traitlets import Integer
 
+from helpers.grading import JUDGE_MARK
 from helpers.misconceptions import MARKER
 from helpers.verdicts import check_text
 
@@ -39,19 +45,36 @@ class ScrubHiddenTests(NbGraderPreprocessor):
         clear = ClearHiddenTests(parent=self)
         begin, end = clear.begin_test_delimeter, clear.end_test_delimeter
         needles: set[str] = {begin, end}  # a printed cell source shows the delimiters too
-        for cell in nb.cells:
+        quoted: dict[int, list[str]] = {}  # cell index: its judge's string literals
+        for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
             kept, hidden = _split_hidden(cell.source, begin, end)
-            for line in hidden:
-                line = line.strip()
-                if len(line) >= self.min_chars:
-                    needles |= {line, json.dumps(line)[1:-1], repr(line)[1:-1], html.escape(line)}
+            needles |= self._needles(hidden)
+            quoted[index] = judge_strings(hidden)
             cell.source = MARKER.sub("", "\n".join(kept)).rstrip("\n")
-        for cell in nb.cells:
-            if cell.cell_type == "code":
-                cell.outputs = [self._scrub_output(o, needles) for o in cell.outputs]
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            judged = cell.metadata.get("graders", {}).get("verdict", {}).get("judge") in ("fail", "error")
+            outputs = []
+            for output in cell.outputs:
+                if judged and output.output_type == "error" and quoted[index]:
+                    judged = False  # the first error output is the judge's own message
+                    own = {n for n in needles if not any(n in text for text in quoted[index])}
+                    outputs.append(self._scrub_output(output, own))
+                else:
+                    outputs.append(self._scrub_output(output, needles))
+            cell.outputs = outputs
         return nb, resources
+
+    def _needles(self, hidden: list[str]) -> set[str]:
+        found = set()
+        for line in hidden:
+            line = line.strip()
+            if len(line) >= self.min_chars:
+                found |= {line, json.dumps(line)[1:-1], repr(line)[1:-1], html.escape(line)}
+        return found
 
     def _scrub_output(self, output, needles):
         if output.output_type == "error":
@@ -93,3 +116,16 @@ def _drop_lines(text: str, needles: set[str]) -> str:
     return "".join(REMOVED + ("\n" if line.endswith("\n") else "")
                    if any(n in line for n in needles) else line
                    for line in text.splitlines(keepends=True))
+
+
+def judge_strings(hidden: list[str]) -> list[str]:
+    """The string literals of a hidden block's judge (what follows its JUDGE_MARK line), f-strings'
+    literal parts included; none when the block has no judge or it does not parse."""
+    marks = [i for i, line in enumerate(hidden) if line.strip() == JUDGE_MARK]
+    if not marks:
+        return []
+    try:
+        tree = ast.parse("\n".join(hidden[marks[0] + 1:]))
+    except SyntaxError:
+        return []
+    return [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]

@@ -16,6 +16,7 @@ from pathlib import Path
 from nbconvert.exporters import HTMLExporter
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from graders.feedback.sanitize import SanitizeOutputs
 from helpers import verdicts
 
 TEMPLATE = "course_feedback"  # graders/feedback/templates/course_feedback, on nbgrader's 'feedback'
@@ -59,3 +60,14 @@ class FeedbackPage(HTMLExporter):
     whose own config section (``c.FeedbackPage.*``) names the course's template. Set on
     HTMLExporter itself, the template would reach every HTMLExporter the course's config
     feeds, and the formgrader's manual-grading page would look for it (and fail)."""
+
+    def from_notebook_node(self, nb, resources=None, **kw):
+        # The sanitizer is one of c.HTMLExporter.preprocessors, which nbconvert registers
+        # before GenerateFeedback's steps: it would turn the markdown into HTML before the
+        # summary reads the exercises' names from its headings. On this page it runs right
+        # after the summary, still before anything is rendered.
+        sanitizers = [p for p in self._preprocessors if isinstance(p, SanitizeOutputs)]
+        rest = [p for p in self._preprocessors if not isinstance(p, SanitizeOutputs)]
+        at = next((i + 1 for i, p in enumerate(rest) if isinstance(p, FeedbackSummary)), len(rest))
+        self._preprocessors = rest[:at] + sanitizers + rest[at:]
+        return super().from_notebook_node(nb, resources, **kw)
