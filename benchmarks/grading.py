@@ -182,6 +182,33 @@ def on_local_cluster(course: Path, processes: int) -> Timed:
     return took
 
 
+SUBMISSION_PHASES = ("total", "worker: sanitize (nbgrader), review", "worker: judge", "worker: finish (nbgrader)",
+                     "main: intake (gradebook, files, status)")
+
+
+def per_notebook(timing_log: Path) -> dict[str, tuple[int, float, float]]:
+    """{assignment: (submissions, mean wall s, mean CPU s)}: a submission's own seconds, from
+    its sandbox's start to its intake (the phases of SUBMISSION_PHASES, summed)."""
+    found: dict[str, list[tuple[float, float]]] = {}
+    if timing_log.exists():
+        for line in map(json.loads, timing_log.read_text().splitlines()):
+            phases = line["phases"]
+            found.setdefault(line["key"].rsplit("/", 1)[-1], []).append(
+                (sum(phases.get(p, (0, 0))[0] for p in SUBMISSION_PHASES),
+                 sum(phases.get(p, (0, 0))[1] for p in SUBMISSION_PHASES)))
+    return {a: (len(v), sum(w for w, _ in v) / len(v), sum(c for _, c in v) / len(v)) for a, v in found.items()}
+
+
+def compare_notebooks(now: Path, before: Path, label: str) -> str:
+    """Per notebook: a submission's wall and CPU seconds judged outside against ``label``."""
+    a, b = per_notebook(now), per_notebook(before)
+    rows = [f"per notebook, one submission (mean)    judged outside: wall / CPU s   {label}: wall / CPU s   wall ratio"]
+    for name in sorted(set(a) & set(b)):
+        (n, wall, cpu), (_, wall0, cpu0) = a[name], b[name]
+        rows.append(f"  {name:<18} ({n}){wall:>20.2f} / {cpu:.2f}{wall0:>22.2f} / {cpu0:.2f}{wall / wall0:>13.2f}x")
+    return "\n".join(rows)
+
+
 def breakdown(timing_log: Path) -> str:
     """Mean wall and CPU seconds per submission, per phase, from the harness's timing log."""
     if not timing_log.exists():
@@ -204,9 +231,7 @@ def breakdown(timing_log: Path) -> str:
             wall, cpu = (v / len(lines) for v in totals[phase])
             label = "  = sandbox total" if phase == "total" else phase
             rows.append(f"  {label:<42}{wall:>7.2f}{cpu:>8.2f}")
-    cpu_all = sum(totals.get(p, [0, 0])[1] for p in ("total", "worker: sanitize (nbgrader), review",
-                                                    "worker: judge", "worker: finish (nbgrader)",
-                                                    "main: intake (gradebook, files, status)")) / len(lines)
+    cpu_all = sum(totals.get(p, [0, 0])[1] for p in SUBMISSION_PHASES) / len(lines)
     rows.append(f"  {'CPU per submission, all processes':<42}{'':>7}{cpu_all:>8.2f}")
     return "\n".join(rows)
 
@@ -262,6 +287,8 @@ def once(args, run: int) -> bool:
         t_dask = on_local_cluster(courses["cluster"], args.cluster_processes) if args.local_cluster else None
         t_base = parallel(courses["baseline"], timing_log=Path(tmp) / "baseline.jsonl") if args.baseline else None
         base_table = breakdown(Path(tmp) / "baseline.jsonl") if args.baseline else ""
+        by_notebook = compare_notebooks(timing_log, Path(tmp) / "baseline.jsonl",
+                                        f"at {args.baseline[:10]}") if args.baseline else ""
         same = all(grades(courses["sequential"]) == grades(c) for name, c in courses.items() if name != "baseline")
         table = breakdown(timing_log)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -300,6 +327,7 @@ def once(args, run: int) -> bool:
     if t_base is not None:
         print(f"notebooks at {args.baseline[:10]}:")
         print(base_table)
+        print(by_notebook)
     print()
     return same
 
