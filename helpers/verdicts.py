@@ -104,7 +104,14 @@ def cell_message(cell) -> str:
     helpers.checks renders in place of a traceback), else the error's last line, else the
     first line written to stderr; each said once."""
     said = []
-    for output in cell.get("outputs", []):
+    outputs = cell.get("outputs", [])
+    verdict = cell.get("metadata", {}).get("graders", {}).get("verdict", {})
+    if verdict.get("judge") in ("fail", "error") and any(o.get("output_type") == "error" for o in outputs):
+        # graded outside the kernel: the judge's error comes first and is the verdict; the
+        # kernel's own errors after it are what the student already saw in the lab
+        errors = [k for k, o in enumerate(outputs) if o.get("output_type") == "error"]
+        outputs = [o for k, o in enumerate(outputs) if o.get("output_type") != "error" or k == errors[0]]
+    for output in outputs:
         if output.get("output_type") == "error" and output.get("ename") == "CheckFailed":
             said.append(check_text(str(output.get("evalue", ""))))  # the message itself
         elif output.get("output_type") == "error":

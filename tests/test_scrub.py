@@ -66,3 +66,14 @@ def test_judge_strings_reads_the_judge_part_only():
 
 def test_the_notebook_still_validates():
     nbformat.validate(new_notebook(cells=[scrub(judged_cell())]))
+
+
+def test_a_hidden_line_the_notebook_also_shows_is_not_removed():
+    visible = new_code_cell("def swap(t):\n    t[[0, 1]] = t[[1, 0]]   # shown to the student\n")
+    cell = judged_cell()
+    nb = new_notebook(cells=[visible, cell])
+    ScrubHiddenTests().preprocess(nb, {})
+    stream, judge, kernel = nb.cells[1].outputs
+    assert stream.text == "peek: t[[0, 1]] = t[[1, 0]]\n" and kernel.evalue == "kernel: t[[0, 1]] = t[[1, 0]]"
+    assert judge.evalue.splitlines()[1] == "and here: def swap(t):"  # shown above as well
+    assert "probe.observe" not in nb.cells[1].source

@@ -129,3 +129,18 @@ def test_the_count_line_says_what_failed_and_what_is_not_answered():
     assert count_line(entries, 15) == "1 failed, 14 not answered"
     assert count_line(entries[1:], 16) == "14 not answered, 2 passed"
     assert count_line([entry("NameError: z")], 3) == "1 failed, 2 passed"
+
+
+def test_a_judged_cells_message_is_its_judges_alone():
+    """A cell graded outside the kernel: the judge's error (first) is the verdict the
+    feedback summary quotes; the kernel's own errors after it are not repeated."""
+    from nbformat.v4 import new_code_cell, new_output
+
+    from helpers.verdicts import cell_message
+    cell = new_code_cell("", outputs=[
+        new_output("error", ename="CheckFailed", evalue="judge: wrong shape", traceback=[]),
+        new_output("error", ename="CheckFailed", evalue="kernel: wrong shape, said differently", traceback=[])])
+    cell.metadata["graders"] = {"verdict": {"judge": "fail", "kernel": "fail"}}
+    assert cell_message(cell) == "Check failed: judge: wrong shape"
+    del cell.metadata["graders"]  # in the lab: every error said, once
+    assert cell_message(cell) == "Check failed: judge: wrong shape Check failed: kernel: wrong shape, said differently"

@@ -15,6 +15,8 @@ print ``inspect.stack()`` or ``get_ipython().history``. So, before rendering:
   cell whose judge failed) may quote what the judge's string literals say (a case named by
   its code, "t[[0, 1]] = t[[1, 0]] (a swap)"): those lines are the instructor's words, shown
   on purpose; any other hidden line in it is removed as everywhere;
+- a hidden line that the notebook also shows (in a visible part or any other cell) is not
+  removed: quoting it reveals nothing;
 - misconception markers (``[mc:...]``, helpers.checks.MARKER) are removed from sources and
   outputs: they are for the instructor's report, not for the student.
 """
@@ -53,6 +55,10 @@ class ScrubHiddenTests(NbGraderPreprocessor):
             needles |= self._needles(hidden)
             quoted[index] = judge_strings(hidden)
             cell.source = MARKER.sub("", "\n".join(kept)).rstrip("\n")
+        # a hidden line that the notebook shows anyway (a visible check's case written alike)
+        # hides nothing: output quoting it keeps the line
+        shown = "\n".join(cell.source for cell in nb.cells)
+        needles = {n for n in needles if n not in shown or n in (begin, end)}
         for index, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
