@@ -149,6 +149,8 @@ ATTACKS = {
     "hooks around test cells": (HOOKS, True),
     "obfuscated (getattr, exec, base64)": (obfuscated(COMPARISONS + SELECTIVE_CHECKS), True),
     "a verdict printed by hand": (PRINTED_VERDICT, False),
+    # the issue's own submission: all three at once (it scored 99 of 155 points before)
+    "verifier checks and comparisons together": (VERIFIER + SELECTIVE_CHECKS + COMPARISONS, True),
 }
 
 
