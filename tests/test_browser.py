@@ -712,7 +712,9 @@ SHOWN = """async cell => {
             controls: e.querySelectorAll('CONTROLS').length, digest,
             note: note && note.offsetParent !== null ? note.innerText.trim() : ''};
 }""".replace("CONTROLS", CONTROLS)
-SAVING_MS = 30_000
+# autosave every 2 s can still wait behind a busy kernel and server on two loaded cores: a
+# fresh clone once missed 30 s at load 5-8 (the edit was saved later)
+SAVING_MS = 90_000
 
 
 def instrument_cells_of(page, panel, nb) -> list:
