@@ -713,7 +713,7 @@ SHOWN = """async cell => {
             note: note && note.offsetParent !== null ? note.innerText.trim() : ''};
 }""".replace("CONTROLS", CONTROLS)
 # autosave every 2 s can still wait behind a busy kernel and server on two loaded cores: a
-# fresh clone once missed 30 s at load 5-8 (the edit was saved later)
+# fresh clone once missed 30 s at load 5-8
 SAVING_MS = 90_000
 
 
