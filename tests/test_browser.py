@@ -628,13 +628,45 @@ def restart_kernel(page, panel) -> None:
     wait_kernel_idle(page)
 
 
+# Watch the cell's prompt for "[*]:" from before the press: after a restart a rerun cell
+# can get back the very number it showed, so "the number changed" cannot tell a finished run.
+WATCH_PROMPT = """el => {
+    const prompt = el.querySelector('.jp-InputPrompt');
+    delete el.dataset.courseRan;
+    if (el._courseWatch) el._courseWatch.disconnect();
+    el._courseWatch = new MutationObserver(() => {
+        if (prompt.textContent.includes('*')) el.dataset.courseRan = 'started';
+    });
+    el._courseWatch.observe(prompt, {childList: true, characterData: true, subtree: true});
+}"""
+CELL_STARTED = "el => el.dataset.courseRan === 'started'"
+CELL_DONE = """el => el.dataset.courseRan === 'started'
+    && /^\\[\\d+\\]:$/.test(el.querySelector('.jp-InputPrompt').textContent.trim())"""
+
+
 def run_cell(page, cell) -> None:
-    """Select a cell and run it (Ctrl+Enter), waiting until its prompt shows a number."""
-    cell.scroll_into_view_if_needed()
-    cell.locator(".jp-InputPrompt").first.click()
-    page.keyboard.press("Control+Enter")
-    page.wait_for_function("el => /^\\[\\d+\\]:$/.test(el.querySelector('.jp-InputPrompt').textContent.trim())",
-                           arg=cell.element_handle(), timeout=RUN_ALL_MS)
+    """Select a cell and run it (Ctrl+Enter), waiting until it has run: its prompt showed
+    "[*]:" and now shows a number.
+
+    A fresh clone's CI once pressed Ctrl+Enter on a cold lab and the cell never started (its
+    prompt stayed empty for the whole 600 s): as with Run All, a cell that has not started
+    after RETRY_S is asked again, which is safe because nothing ran."""
+    handle = cell.element_handle()
+    handle.evaluate(WATCH_PROMPT)
+    for press in range(START_CLICKS):
+        accept_kernel_choice(page)
+        cell.scroll_into_view_if_needed()
+        cell.locator(".jp-InputPrompt").first.click()
+        page.keyboard.press("Control+Enter")
+        try:
+            page.wait_for_function(CELL_STARTED, arg=handle, timeout=RETRY_S * 1000)
+            break
+        except Exception:  # playwright's TimeoutError: not started, ask again
+            if press == START_CLICKS - 1:
+                prompt = handle.evaluate("el => el.querySelector('.jp-InputPrompt').textContent")
+                raise AssertionError(f"the cell did not start after {START_CLICKS} presses of "
+                                     f"Ctrl+Enter; its prompt reads {prompt!r}") from None
+    page.wait_for_function(CELL_DONE, arg=handle, timeout=RUN_ALL_MS)
     wait_kernel_idle(page, timeout=RUN_ALL_MS)
 
 
