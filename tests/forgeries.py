@@ -64,6 +64,16 @@ class _LyingTensor(_torch.Tensor):
         return True
 '''
 
+# nbgrader scores a test cell by its first execute_result when no error comes before it (full
+# marks for one that is not a number): an answer that shows a value whenever the test calls it
+# would outvote a judge's verdict appended after it
+DISPLAYING = ANYTHING + '''\
+class _Shown(_Anything):
+    def __call__(self, *args, **kwargs):
+        get_ipython().displayhook("full marks")
+        return self
+'''
+
 # what a forged answer binds every name to
 VALUES = {
     "anything": (ANYTHING, "_Anything()"),
@@ -71,6 +81,7 @@ VALUES = {
     "str-subclass": (SUBCLASSES, "_LyingStr('one-cycle')"),
     "tuple-subclass": (SUBCLASSES, "_LyingTuple((1, 2))"),
     "tensor-subclass": (SUBCLASSES, "_torch.ones(3).as_subclass(_LyingTensor)"),
+    "displaying": (DISPLAYING, "_Shown()"),
 }
 
 # The attacks. Each is a cell of code; `flagged` says whether the static review must flag it

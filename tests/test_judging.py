@@ -5,6 +5,7 @@ verdict decides nothing; the expected values never enter the kernel."""
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from nbgrader.utils import determine_grade
 
 import grading_course as gc
 from graders.autograde import batch, judging
@@ -126,6 +127,17 @@ def test_apply_makes_the_outputs_say_the_judges_verdict():
     nb = nbformat.v4.new_notebook(cells=[cell([kernel_error])])
     judging.apply(nb, plan, {"j-add-test": judging.Verdict(True)})
     assert [o.output_type for o in nb.cells[0].outputs] == ["stream"]
+    # a value the cell displayed (its last expression, or a display hook the student
+    # registered) is shown, not scored: nbgrader would give full marks for the first
+    # execute_result that is not a number, before it reads the judge's error
+    shown = {"output_type": "execute_result", "execution_count": 4, "metadata": {},
+             "data": {"text/plain": "AdamW (Parameter Group 0 ...)"}}
+    nb = nbformat.v4.new_notebook(cells=[cell([shown])])
+    assert determine_grade(nb.cells[0]) == (2.0, 2.0)           # what nbgrader alone gives
+    judging.apply(nb, plan, {"j-add-test": judging.Verdict(False, "[mc:add.sign] add(-7, 7) should be 0")})
+    assert [o.output_type for o in nb.cells[0].outputs] == ["display_data", "error"]
+    assert nb.cells[0].outputs[0].data["text/plain"].startswith("AdamW")
+    assert determine_grade(nb.cells[0]) == (0, 2.0)
     # the judge itself failed: 0 and graded by hand
     nb = nbformat.v4.new_notebook(cells=[cell([])])
     failed = {"j-add-test": judging.Verdict(False, grader_error="NameError: x")}

@@ -252,7 +252,7 @@ def apply(nb, plan: Plan, verdicts: dict[str, Verdict]) -> list[str]:
             continue  # never ran: ExecutedElsewhere says why, and it scores 0
         kernel = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
         kept = [_without_pass_line(o) for o in cell.get("outputs", []) if o.get("output_type") != "error"]
-        kept = [o for o in kept if o is not None and not _is_partial_grade(o)]
+        kept = [_as_display(o) for o in kept if o is not None and not _is_partial_grade(o)]
         cell.metadata.setdefault("graders", {})["verdict"] = {
             "judge": "pass" if verdict.passed else ("error" if verdict.grader_error else "fail"),
             "kernel": "fail" if kernel else "pass"}
@@ -278,6 +278,17 @@ def _without_pass_line(output):
         return None
     output["text"] = "".join(lines)
     return output
+
+
+def _as_display(output):
+    """An execute_result shown as display_data: nbgrader scores a test cell by its first
+    execute_result when that comes before any error (full marks for one that is not a
+    number), so in a judged cell none may stand before the judge's verdict. A cell's last
+    expression, or a hook the student registered that calls the display hook, would
+    otherwise outvote the judge."""
+    if output.get("output_type") != "execute_result":
+        return output
+    return nbformat.v4.new_output("display_data", data=output.get("data", {}), metadata=output.get("metadata", {}))
 
 
 def _is_partial_grade(output) -> bool:
