@@ -49,6 +49,7 @@ from tqdm.auto import tqdm
 import helpers.loop_anatomy
 import helpers.loss_curves
 import helpers.modes
+import helpers.training_tasks
 import helpers.update_time
 from helpers import checks
 
@@ -776,95 +777,28 @@ def evaluate_model(model, loss_fn, X, y, batch_size):
 
 # %% test 04_training_loop-evaluate-test points=2
 _answered = (evaluate_model,)  # a NameError here reads as "not answered yet"
-
-
-def _mode_net(seed):
-    """An MLP with batch norm and dropout; training, with its batch norm frozen in eval."""
-    torch.manual_seed(seed)
-    net = nn.Sequential(nn.Linear(64, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Dropout(0.5),
-                        nn.Linear(32, 10))
-    net(X_train[:64])                      # some running statistics
-    net.train()
-    net[1].eval()
-    return net
-
-
-def _spy_forward(net):
-    """During each forward: the rows it got, whether any submodule was training, whether
-    autograd was recording."""
-    calls = []
-    net.register_forward_hook(lambda m, i, o: calls.append(
-        (len(i[0]), any(s.training for s in net.modules()), torch.is_grad_enabled())))
-    return calls
-
-
-_net = _mode_net(4)
+_net = helpers.training_tasks.mode_net(X_train, 4)
 _before = [m.training for m in _net.modules()]
-_calls = _spy_forward(_net)
+_calls = helpers.training_tasks.spy_forward(_net)
 try:
     with checks.explain_errors({}, "evaluate_model(model, loss_fn, X_val, y_val, 64)"):
         _result = evaluate_model(_net, nn.CrossEntropyLoss(), X_val, y_val, 64)
 finally:
     _grad_left_on = torch.is_grad_enabled()
     torch.set_grad_enabled(True)  # so that the rest of the page runs
-checks.expect_type(_result, (tuple, list), "evaluate_model(...)")
-checks.expect_true(len(_result) == 2, "[mc:eval.tensor-result] evaluate_model returns two "
-                   f"values, (loss, accuracy); it returned {len(_result)}.")
-if any(isinstance(v, torch.Tensor) for v in _result):
-    checks.reject(True, {True: "[mc:eval.tensor-result] Return Python floats (.item()), not "
-                               "tensors."}, "the returned values")
-checks.expect_true(bool(_calls), "[mc:eval.model-not-called] evaluate_model never ran the "
-                   "model it was given: compute the logits with model(...).")
-_rows = [rows for rows, _, _ in _calls]
-checks.expect_true(max(_rows) <= 64, f"[mc:eval.not-batched] The model ran on {max(_rows)} "
-                   "rows at once; batch_size was 64: run it on at most batch_size rows at a time.")
-checks.expect_true(sum(_rows) == len(X_val), f"[mc:eval.rows-missed] The model saw {sum(_rows)} "
-                   f"rows in all, but X has {len(X_val)}: every row counts once, the last, "
-                   "smaller batch included.")
-checks.expect_true(not any(t for _, t, _ in _calls), "[mc:eval.train-mode] Some layer ran in "
-                   "training mode (dropout zeroed activations at random, batch norm used the "
-                   "batch's statistics): call model.eval(), which switches every submodule.")
-checks.expect_true(not any(g for _, _, g in _calls), "[mc:eval.grad-enabled] Autograd was "
-                   "recording during evaluation: wrap the forward passes in torch.no_grad().")
-checks.expect_true(_grad_left_on, "[mc:eval.grad-left-off] After evaluate_model autograd is off "
-                   "for everything that follows, the training loop that called it included: "
-                   "torch.set_grad_enabled(False) stays in force until switched back; a "
-                   "`with torch.no_grad():` block ends by itself.")
-if _result[1] > 1:
-    checks.reject(True, {True: "[mc:eval.percent] The accuracy should be a fraction between 0 "
-                               "and 1, not a percentage."}, "accuracy > 1")
-_after = [m.training for m in _net.modules()]
-checks.expect_true(_after[0] == _before[0], "[mc:eval.mode-not-restored] The model was "
-                   "training before evaluate_model and is not after it: a training loop that "
-                   "calls it would go on without dropout. Restore the modes it had.")
-checks.expect_true(_after == _before, "[mc:eval.mode-restored-top-only] The model's own "
-                   "flag is back, but not every submodule's: its batch norm was in eval mode "
-                   "(frozen) and train(was_training) switched it to training. Remember "
-                   "[m.training for m in model.modules()] and restore each.")
-with torch.no_grad(), helpers.modes.evaluating(_net):
-    _parts = [(_net(X_val[s:s + 64]), y_val[s:s + 64]) for s in range(0, len(X_val), 64)]
-_averaged = "[mc:eval.mean-of-batch-means] That is the plain average of the batches' values: " \
-            f"the last batch has {len(X_val) % 64} rows and the others 64, so each of its rows " \
-            "counted for more than theirs. Every row of X should count the same."
-checks.reject_close(_result[0], {sum(nn.functional.cross_entropy(o, t).item() for o, t in _parts)
-                                 / len(_parts): _averaged}, "the loss", rtol=1e-6)
-checks.reject_close(_result[1], {sum((o.argmax(1) == t).float().mean().item() for o, t in _parts)
-                                 / len(_parts): _averaged}, "the accuracy", rtol=1e-6)
+_after, _calls = [m.training for m in _net.modules()], list(_calls)  # before the spy sees batch_means
+helpers.training_tasks.check_evaluation(_result, _calls, _grad_left_on, _before, _after,
+                                        helpers.training_tasks.batch_means(_net, X_val, y_val, 64), len(X_val))
 ### BEGIN HIDDEN TESTS
 import helpers.loss_curves
 import helpers.modes
+import helpers.training_tasks
 from helpers.grading import probe
 probe.needs("evaluate_model")
 _Xt, _, _Xv, _yv = helpers.loss_curves.digits(seed=0)[:4]
-torch.manual_seed(4)
-_net = nn.Sequential(nn.Linear(64, 32), nn.BatchNorm1d(32), nn.ReLU(), nn.Dropout(0.5), nn.Linear(32, 10))
-_net(_Xt[:64])                                          # some running statistics
-_net.train()
-_net[1].eval()                                          # its batch norm frozen
+_net = helpers.training_tasks.mode_net(_Xt, 4)
 _before = [m.training for m in _net.modules()]
-_calls = []
-_net.register_forward_hook(lambda m, i, o: _calls.append(
-    (len(i[0]), any(s.training for s in _net.modules()), torch.is_grad_enabled())))
+_calls = helpers.training_tasks.spy_forward(_net)
 probe.call("evaluate_model(model, loss_fn, X_val, y_val, 64)", evaluate_model, _net, nn.CrossEntropyLoss(),
            _Xv, _yv, 64)
 probe.value("autograd on after evaluate_model", torch.is_grad_enabled())
@@ -872,12 +806,8 @@ torch.set_grad_enabled(True)
 probe.value("each forward: (rows, a submodule training, autograd recording)", _calls)
 probe.value("each submodule's mode before", _before)
 probe.value("each submodule's mode after", [m.training for m in _net.modules()])
-with torch.no_grad(), helpers.modes.evaluating(_net):
-    _parts = [(_net(_Xv[s:s + 64]), _yv[s:s + 64]) for s in range(0, len(_Xv), 64)]
 probe.value("the plain average of the batches' loss and accuracy",
-            (sum(F.cross_entropy(o, t).item() for o, t in _parts) / len(_parts),
-             sum((o.argmax(1) == t).float().mean().item() for o, t in _parts) / len(_parts)))
-probe.value("rows in the last batch", len(_Xv) % 64)
+            helpers.training_tasks.batch_means(_net, _Xv, _yv, 64))
 probe.value("rows of X", len(_Xv))
 for _bs, _n in ((64, 300), (7, 20), (500, 300), (1, 5)):
     probe.call(f"evaluate_model on {_n} rows in batches of {_bs}", evaluate_model, _net, nn.CrossEntropyLoss(),
@@ -889,52 +819,14 @@ probe.call("evaluate_model from four mixtures of modes", helpers.modes.mode_chan
            nn.CrossEntropyLoss(), _Xv, _yv, 64)
 torch.set_grad_enabled(True)
 ### JUDGE
+import helpers.training_tasks
 from helpers.grading.probe import got, ref
-_result = got["evaluate_model(model, loss_fn, X_val, y_val, 64)"]
-checks.expect_type(_result, (tuple, list), "evaluate_model(...)")
-checks.expect_true(len(_result) == 2, "[mc:eval.tensor-result] evaluate_model returns two "
-                   f"values, (loss, accuracy); it returned {len(_result)}.")
-if any(isinstance(v, torch.Tensor) for v in _result):
-    checks.reject(True, {True: "[mc:eval.tensor-result] Return Python floats (.item()), not "
-                               "tensors."}, "the returned values")
-for _v in _result:
-    checks.expect_type(_v, float, "each of (loss, accuracy)")
-_calls = got["each forward: (rows, a submodule training, autograd recording)"]
-checks.expect_true(bool(_calls), "[mc:eval.model-not-called] evaluate_model never ran the "
-                   "model it was given: compute the logits with model(...).")
-_rows = [rows for rows, _, _ in _calls]
-_n_val = ref["rows of X"]
-checks.expect_true(max(_rows) <= 64, f"[mc:eval.not-batched] The model ran on {max(_rows)} "
-                   "rows at once; batch_size was 64: run it on at most batch_size rows at a time.")
-checks.expect_true(sum(_rows) == _n_val, f"[mc:eval.rows-missed] The model saw {sum(_rows)} "
-                   f"rows in all, but X has {_n_val}: every row counts once, the last, "
-                   "smaller batch included.")
-checks.expect_true(not any(t for _, t, _ in _calls), "[mc:eval.train-mode] Some layer ran in "
-                   "training mode (dropout zeroed activations at random, batch norm used the "
-                   "batch's statistics): call model.eval(), which switches every submodule.")
-checks.expect_true(not any(g for _, _, g in _calls), "[mc:eval.grad-enabled] Autograd was "
-                   "recording during evaluation: wrap the forward passes in torch.no_grad().")
-checks.expect_true(got["autograd on after evaluate_model"] is True, "[mc:eval.grad-left-off] After "
-                   "evaluate_model autograd is off for everything that follows, the training loop "
-                   "that called it included: torch.set_grad_enabled(False) stays in force until "
-                   "switched back; a `with torch.no_grad():` block ends by itself.")
-if _result[1] > 1:
-    checks.reject(True, {True: "[mc:eval.percent] The accuracy should be a fraction between 0 "
-                               "and 1, not a percentage."}, "accuracy > 1")
-_before, _after = got["each submodule's mode before"], got["each submodule's mode after"]
-checks.expect_true(_after[0] == _before[0], "[mc:eval.mode-not-restored] The model was "
-                   "training before evaluate_model and is not after it: a training loop that "
-                   "calls it would go on without dropout. Restore the modes it had.")
-checks.expect_true(_after == _before, "[mc:eval.mode-restored-top-only] The model's own "
-                   "flag is back, but not every submodule's: its batch norm was in eval mode "
-                   "(frozen) and train(was_training) switched it to training. Remember "
-                   "[m.training for m in model.modules()] and restore each.")
-_averaged = ("[mc:eval.mean-of-batch-means] That is the plain average of the batches' values: "
-             f"the last batch has {ref['rows in the last batch']} rows and the others 64, so each of its "
-             "rows counted for more than theirs. Every row of X should count the same.")
-_plain = ref["the plain average of the batches' loss and accuracy"]
-checks.reject_close(_result[0], {_plain[0]: _averaged}, "the loss", rtol=1e-6)
-checks.reject_close(_result[1], {_plain[1]: _averaged}, "the accuracy", rtol=1e-6)
+helpers.training_tasks.check_evaluation(
+    got["evaluate_model(model, loss_fn, X_val, y_val, 64)"],
+    got["each forward: (rows, a submodule training, autograd recording)"],
+    got["autograd on after evaluate_model"], got["each submodule's mode before"],
+    got["each submodule's mode after"], ref["the plain average of the batches' loss and accuracy"],
+    ref["rows of X"])
 for _bs, _n in ((64, 300), (7, 20), (500, 300), (1, 5)):
     _key = f"evaluate_model on {_n} rows in batches of {_bs}"
     _got, _want = got[_key], ref[_key]
@@ -1206,50 +1098,16 @@ def decay_groups(model, weight_decay):
 
 # %% test 04_training_loop-decay-groups-test points=2
 _answered = (decay_groups,)  # a NameError here reads as "not answered yet"
-
-
-def _check_groups(model, label, roles):
-    """Every parameter once, in the group its role (roles: name -> matrix, bias, norm) puts it in."""
-    with checks.explain_errors({}, f"decay_groups({label}, 0.05)"):
-        groups = decay_groups(model, 0.05)
-    checks.expect_true(isinstance(groups, (list, tuple)) and len(groups) == 2
-                       and all(isinstance(g, dict) and "params" in g for g in groups),
-                       "[mc:groups.structure] Return a list of two dicts, each with a 'params' "
-                       "list and a 'weight_decay'.")
-    decayed, kept = ([id(p) for p in g["params"]] for g in groups)
-    checks.expect_true(groups[0].get("weight_decay") == 0.05
-                       and groups[1].get("weight_decay") == 0.0,
-                       "[mc:groups.structure] The first group takes weight_decay, the second "
-                       "weight_decay 0.0.")
-    named = dict(model.named_parameters())
-    placed = decayed + kept
-    missing = [n for n, p in named.items() if id(p) not in placed]
-    checks.expect_true(not missing, f"[mc:groups.param-missing] {', '.join(missing)} "
-                       "is in no group: the optimizer would never train it.")
-    checks.expect_true(len(placed) == len(set(placed)) == len(named),
-                       "[mc:groups.param-missing] A parameter is in both groups (or twice in "
-                       "one): AdamW refuses a parameter that appears in more than one group.")
-    for name, p in named.items():
-        role = roles[name]
-        if role == "norm":
-            checks.expect_true(id(p) in kept, f"[mc:groups.norm-decayed] {name} is a "
-                               "normalisation layer's weight but was put in the decayed group: "
-                               "it is a per-feature scale, not a weight matrix. Pick by what a "
-                               "parameter is, not only by the name 'bias'.")
-        elif role == "bias":
-            checks.expect_true(id(p) in kept, f"[mc:groups.bias-decayed] {name} is a bias "
-                               "but was put in the decayed group: biases take weight_decay 0.0.")
-        else:
-            checks.expect_true(id(p) in decayed, f"[mc:groups.weight-not-decayed] {name} is a "
-                               "weight matrix and should be decayed.")
-    torch.optim.AdamW(groups, lr=1e-3)     # accepted by the optimizer as it is
-
-
 torch.manual_seed(0)
-_check_groups(nn.Sequential(nn.Linear(8, 16), nn.LayerNorm(16), nn.ReLU(), nn.Linear(16, 4)),
-              "a Linear-LayerNorm MLP", {"0.weight": "matrix", "0.bias": "bias", "1.weight": "norm",
-                                         "1.bias": "bias", "3.weight": "matrix", "3.bias": "bias"})
+_mlp = nn.Sequential(nn.Linear(8, 16), nn.LayerNorm(16), nn.ReLU(), nn.Linear(16, 4))
+with checks.explain_errors({}, "decay_groups(a Linear-LayerNorm MLP, 0.05)"):
+    _placed = helpers.training_tasks.observe_groups(decay_groups, _mlp)
+helpers.training_tasks.check_groups(_placed, "a Linear-LayerNorm MLP", {
+    "0.weight": "matrix", "0.bias": "bias", "1.weight": "norm", "1.bias": "bias", "3.weight": "matrix",
+    "3.bias": "bias"})
+_ = torch.optim.AdamW(decay_groups(_mlp, 0.05), lr=1e-3)     # accepted by the optimizer as it is
 ### BEGIN HIDDEN TESTS
+import helpers.training_tasks
 from helpers.grading import probe
 probe.needs("decay_groups")
 
@@ -1265,27 +1123,12 @@ class _Block(nn.Module):
         return self.out(self.norm(self.inner(x)))
 
 
-def _placement(model):
-    """Where decay_groups put each parameter, by name: [{weight_decay, params}] per group."""
-    groups = decay_groups(model, 0.05)
-    names = {id(p): n for n, p in model.named_parameters()}
-    if not isinstance(groups, (list, tuple)):
-        return type(groups).__name__
-    placed = [{"weight_decay": g.get("weight_decay"), "params": [names.get(id(p), "(not the model's)")
-                                                                 for p in list(g["params"])]}
-              if isinstance(g, dict) and "params" in g else None for g in groups]
-    try:
-        torch.optim.AdamW(groups, lr=1e-3)  # the judge names a parameter placed twice itself
-    except ValueError:
-        pass
-    return placed
-
-
 torch.manual_seed(0)
-probe.observe("decay_groups(a Linear-LayerNorm MLP, 0.05)",
-              lambda: _placement(nn.Sequential(nn.Linear(8, 16), nn.LayerNorm(16), nn.ReLU(), nn.Linear(16, 4))))
-probe.observe("decay_groups(a nested model, 0.05)",
-              lambda: _placement(nn.Sequential(nn.Linear(5, 6), _Block(), nn.LayerNorm(3))))
+for _label, _model in (("a Linear-LayerNorm MLP",
+                        nn.Sequential(nn.Linear(8, 16), nn.LayerNorm(16), nn.ReLU(), nn.Linear(16, 4))),
+                       ("a nested model", nn.Sequential(nn.Linear(5, 6), _Block(), nn.LayerNorm(3)))):
+    probe.observe(f"decay_groups({_label}, 0.05)",
+                  lambda: helpers.training_tasks.observe_groups(decay_groups, _model))
 
 
 class _Tied(nn.Module):
@@ -1301,47 +1144,17 @@ class _Tied(nn.Module):
         self.out.weight = self.embed.weight
 
 
-probe.observe("decay_groups(an Embedding tied to the output Linear, 0.05)", lambda: _placement(_Tied()))
+probe.observe("decay_groups(an Embedding tied to the output Linear, 0.05)",
+              lambda: helpers.training_tasks.observe_groups(decay_groups, _Tied()))
 ### JUDGE
+import helpers.training_tasks
 from helpers.grading.probe import got
 
 
 def _check_groups(label, roles):
-    """Every parameter once, in the group its role (roles: name -> matrix, bias, norm) puts it in."""
-    groups = got.value(f"decay_groups({label}, 0.05)",
-                       "[mc:groups.structure] Return a list of two dicts, each with a 'params' list "
-                       "and a 'weight_decay', which torch.optim.AdamW accepts.")
-    checks.expect_true(isinstance(groups, list) and len(groups) == 2 and all(isinstance(g, dict) for g in groups),
-                       "[mc:groups.structure] Return a list of two dicts, each with a 'params' "
-                       "list and a 'weight_decay'.")
-    decayed, kept = (g["params"] for g in groups)
-    checks.expect_true(groups[0].get("weight_decay") == 0.05
-                       and groups[1].get("weight_decay") == 0.0,
-                       "[mc:groups.structure] The first group takes weight_decay, the second "
-                       "weight_decay 0.0.")
-    placed = decayed + kept
-    missing = [n for n in roles if n not in placed]
-    checks.expect_true(not missing, f"[mc:groups.param-missing] {', '.join(missing)} "
-                       "is in no group: the optimizer would never train it.")
-    checks.expect_true(len(placed) == len(set(placed)) == len(roles),
-                       f"[mc:groups.param-missing] In {label}, a parameter is in both groups, or "
-                       "twice in one (a weight shared by two modules is one parameter, which "
-                       "model.parameters() lists once): AdamW refuses a parameter that appears "
-                       "in more than one group.")
-    for name, role in roles.items():
-        if role == "norm":
-            checks.expect_true(name in kept, f"[mc:groups.norm-decayed] {name} is a "
-                               "normalisation layer's weight but was put in the decayed group: "
-                               "it is a per-feature scale, not a weight matrix. Pick by what a "
-                               "parameter is, not only by the name 'bias'.")
-        elif role == "bias":
-            checks.expect_true(name in kept, f"[mc:groups.bias-decayed] {name} is a bias "
-                               "but was put in the decayed group: biases take weight_decay 0.0.")
-        else:
-            checks.expect_true(name in decayed, f"[mc:groups.weight-not-decayed] {name} is a "
-                               "weight (a Linear's, a convolution's or an Embedding's table) and "
-                               "should be decayed: every parameter but biases and normalisation "
-                               "weights.")
+    helpers.training_tasks.check_groups(
+        got.value(f"decay_groups({label}, 0.05)", "[mc:groups.structure] Return a list of two dicts, each "
+                  "with a 'params' list and a 'weight_decay', which torch.optim.AdamW accepts."), label, roles)
 
 
 _check_groups("a Linear-LayerNorm MLP", {"0.weight": "matrix", "0.bias": "bias", "1.weight": "norm",
@@ -1388,93 +1201,31 @@ def warmup(optimizer, warmup_steps):
 
 # %% test 04_training_loop-warmup-test points=2
 _answered = (warmup,)  # a NameError here reads as "not answered yet"
-
-
-def _rates_under(make, lrs, warmup_steps, steps):
-    """The rate of each group at each of `steps` optimizer steps."""
-    opt = torch.optim.SGD([{"params": [nn.Parameter(torch.zeros(1))], "lr": lr} for lr in lrs])
-    with checks.explain_errors({}, f"warmup(optimizer, {warmup_steps})"):
-        scheduler = make(opt, warmup_steps)
-    checks.expect_true(hasattr(scheduler, "step"), "[mc:warmup.not-a-scheduler] Return the "
-                       "scheduler object (for example a LambdaLR), which the loop steps.")
-    seen = []
-    for _ in range(steps):
-        seen.append(tuple(round(g["lr"], 10) for g in opt.param_groups))
-        opt.step()
-        with checks.explain_errors({}, "scheduler.step()"):
-            scheduler.step()
-    return seen
-
-
-_seen = _rates_under(warmup, (0.1,), 4, 6)
-_first = _seen[0][0]
-checks.expect_true(_first != 0, "[mc:warmup.first-step-zero] The first step used a rate of 0, "
-                   "a wasted step: check which n your rule receives for the first step.")
-checks.expect_true(_first <= 0.1 + 1e-12, "[mc:warmup.factor-is-lr] The first step used a "
-                   f"rate of {_first:g}, above the group's own rate: LambdaLR multiplies the "
-                   "group's rate by what your rule returns, so return a factor (at most 1), "
-                   "not a rate.")
-checks.expect_true(not math.isclose(_first, 0.1 * 0.1 / 4, rel_tol=1e-6),
-                   "[mc:warmup.factor-is-lr] The rate is the group's rate times your rule's "
-                   "value: a rule that returns lr × k / warmup_steps multiplies by lr twice.")
-_two = _rates_under(warmup, (0.1, 0.01), 4, 6)
-checks.expect_true(_two[0][1] != 0.01, "[mc:warmup.one-group] The second parameter group "
-                   "started at its full rate: a warm-up applies to every group.")
+with checks.explain_errors({}, "warmup(optimizer, 4), then scheduler.step()"):
+    _one = helpers.training_tasks.observe_rates(warmup, (0.1,), 4, 6)
+    _two = helpers.training_tasks.observe_rates(warmup, (0.1, 0.01), 4, 6)
+helpers.training_tasks.check_warmup_start(_one, _two)
 ### BEGIN HIDDEN TESTS
+import helpers.training_tasks
 from helpers.grading import probe
 probe.needs("warmup")
-
-
-def _rates(lrs, warmup_steps, steps):
-    """The rate of each group at each of `steps` optimizer steps under warmup(...)."""
-    opt = torch.optim.SGD([{"params": [nn.Parameter(torch.zeros(1))], "lr": lr} for lr in lrs])
-    scheduler = warmup(opt, warmup_steps)
-    if not hasattr(scheduler, "step"):
-        return f"not a scheduler: a {type(scheduler).__name__}"
-    seen = []
-    for _ in range(steps):
-        seen.append(tuple(float(g["lr"]) for g in opt.param_groups))
-        opt.step()
-        scheduler.step()
-    return seen
-
-
-probe.observe("the rates under warmup(optimizer, 4), one group at 0.1", lambda: _rates((0.1,), 4, 6))
-probe.observe("the rates under warmup(optimizer, 4), groups at 0.1 and 0.01", lambda: _rates((0.1, 0.01), 4, 6))
-probe.observe("the rates under warmup(optimizer, 10), one group at 0.3", lambda: _rates((0.3,), 10, 12))
+for _what, _lrs, _warm, _steps in (("warmup(optimizer, 4), one group at 0.1", (0.1,), 4, 6),
+                                   ("warmup(optimizer, 4), groups at 0.1 and 0.01", (0.1, 0.01), 4, 6),
+                                   ("warmup(optimizer, 10), one group at 0.3", (0.3,), 10, 12)):
+    probe.observe(f"the rates under {_what}",
+                  lambda: helpers.training_tasks.observe_rates(warmup, _lrs, _warm, _steps))
 ### JUDGE
+import helpers.training_tasks
 from helpers.grading.probe import got
-
-
-def _rates(key):
-    seen = got[key]
-    checks.expect_true(isinstance(seen, list), "[mc:warmup.not-a-scheduler] Return the "
-                       "scheduler object (for example a LambdaLR), which the loop steps: got "
-                       f"{seen!r}.")
-    return seen
-
-
-_seen = _rates("the rates under warmup(optimizer, 4), one group at 0.1")
-_first = _seen[0][0]
-checks.expect_true(_first != 0, "[mc:warmup.first-step-zero] The first step used a rate of 0, "
-                   "a wasted step: check which n your rule receives for the first step.")
-checks.expect_true(_first <= 0.1 + 1e-12, "[mc:warmup.factor-is-lr] The first step used a "
-                   f"rate of {_first:g}, above the group's own rate: LambdaLR multiplies the "
-                   "group's rate by what your rule returns, so return a factor (at most 1), "
-                   "not a rate.")
-checks.expect_true(not math.isclose(_first, 0.1 * 0.1 / 4, rel_tol=1e-6),
-                   "[mc:warmup.factor-is-lr] The rate is the group's rate times your rule's "
-                   "value: a rule that returns lr × k / warmup_steps multiplies by lr twice.")
-_two = _rates("the rates under warmup(optimizer, 4), groups at 0.1 and 0.01")
-checks.expect_true(_two[0][1] != 0.01, "[mc:warmup.one-group] The second parameter group "
-                   "started at its full rate: a warm-up applies to every group.")
+_two = got["the rates under warmup(optimizer, 4), groups at 0.1 and 0.01"]
+helpers.training_tasks.check_warmup_start(got["the rates under warmup(optimizer, 4), one group at 0.1"], _two)
 _want = [tuple(lr * min(1.0, k / 4) for lr in (0.1, 0.01)) for k in range(1, 7)]
 checks.expect_true(len(_two) == len(_want) and all(math.isclose(a, b, rel_tol=1e-6) for got_, want in zip(_two, _want)
                                                    for a, b in zip(got_, want)),
                    "[mc:warmup.off-by-one] The k-th step should use rate × "
                    "k / warmup_steps (0.025, 0.05, 0.075, 0.1 for a rate of 0.1 and 4 warm-up "
                    f"steps), then the full rate; the rates were {[r[0] for r in _two]}.")
-_long = _rates("the rates under warmup(optimizer, 10), one group at 0.3")
+_long = helpers.training_tasks.check_rates(got["the rates under warmup(optimizer, 10), one group at 0.3"])
 checks.expect_true(all(math.isclose(r[0], 0.3 * min(1.0, k / 10), rel_tol=1e-6)
                        for k, r in enumerate(_long, 1)),
                    "[mc:warmup.off-by-one] With 10 warm-up steps, step k uses 0.3 × k / 10 "
@@ -1588,57 +1339,13 @@ def fit_early_stopping(model, train_one_epoch, validation_loss, max_epochs, pati
 
 # %% test 04_training_loop-early-stop-test points=3
 _answered = (fit_early_stopping,)  # a NameError here reads as "not answered yet"
-
-
-def _scripted_run(curve, patience, max_epochs=None):
-    """A model whose weights read the number of the epoch that trained them (a real SGD
-    step adds 1 to each), and a validation loss that reads `curve` at that epoch."""
-    model = nn.Linear(2, 1)
-    with torch.no_grad():
-        for p in model.parameters():
-            p.zero_()
-    opt = torch.optim.SGD(model.parameters(), lr=1.0)
-    trained = [0]
-
-    def train_one_epoch():
-        for p in model.parameters():
-            p.grad = torch.full_like(p, -1.0)
-        opt.step()
-        trained[0] += 1
-
-    def validation_loss():
-        return curve[round(model.bias.item()) - 1]
-
+for _curve, _check in ((helpers.training_tasks.TIE_CURVE, helpers.training_tasks.check_tie_curve),
+                       (helpers.training_tasks.RESET_CURVE, helpers.training_tasks.check_reset_curve)):
     with checks.explain_errors({}, "fit_early_stopping(...)"):
-        result = fit_early_stopping(model, train_one_epoch, validation_loss,
-                                    max_epochs or len(curve), patience)
-    checks.expect_true(isinstance(result, (tuple, list)) and len(result) == 2,
-                       "[mc:early-stop.rule] Return (best_epoch, stop_epoch).")
-    return tuple(result), round(model.bias.item()), trained[0]
-
-
-_got, _held, _trained = _scripted_run([0.9, 0.7, 0.7, 0.72, 0.6, 0.65, 0.66, 0.67], 2)
-checks.reject(_got, {
-    (5, 7): "[mc:early-stop.ties-improve] A loss equal to the best is not an improvement: "
-            "epoch 3's 0.7 ties epoch 2's, so it counts towards the patience.",
-    (5, 8): "[mc:early-stop.off-by-one] Training stops after patience epochs without a new "
-            "best, not patience + 1.",
-    (1, 3): "[mc:early-stop.zero-based] Epochs are numbered from 1 here.",
-}, "fit_early_stopping on a curve with a tie")
-checks.expect_true(_trained == _got[1], f"[mc:early-stop.extra-epochs] train_one_epoch ran "
-                   f"{_trained} times but you report stopping after epoch {_got[1]}: train "
-                   "exactly up to the epoch you stop after.")
-checks.expect_true(_held == _got[0], f"[mc:early-stop.state-dict-alias] The model ends with "
-                   f"the weights of epoch {_held}, not of the best epoch {_got[0]}: the best "
-                   "weights were not loaded back, or they were kept as model.state_dict() "
-                   "without a copy, which follows the model as it trains. Keep "
-                   "copy.deepcopy(model.state_dict()) and load it before returning.")
-_got2, _, _ = _scripted_run([1.0, 0.9, 0.95, 0.8, 0.85, 0.7, 0.75, 0.76, 0.77], 2)
-checks.reject(_got2, {
-    (4, 5): "[mc:early-stop.no-reset] You stopped at epoch 5, but epochs 4 and 6 each brought "
-            "a new best: 'in a row' means the count starts again at 0 after every new best.",
-}, "fit_early_stopping on a curve with new bests between waits")
+        _seen = helpers.training_tasks.observe_early_stopping(fit_early_stopping, *_curve)
+    _check(_seen)
 ### BEGIN HIDDEN TESTS
+import helpers.training_tasks
 from helpers.grading import probe
 probe.needs("fit_early_stopping")
 CURVES = [([0.9, 0.7, 0.7, 0.72, 0.6, 0.65, 0.66, 0.67], 2, 8),
@@ -1647,35 +1354,11 @@ CURVES = [([0.9, 0.7, 0.7, 0.72, 0.6, 0.65, 0.66, 0.67], 2, 8),
           ([2.1, 1.2, 0.9, 0.81, 0.8, 0.82, 0.79, 0.83, 0.85, 0.88], 3, 10),
           ([3.0, 2.0, 1.0], 2, 3), ([1.0, 1.0, 1.0, 0.5], 3, 4),
           ([2.0, 1.0, 1.5, 1.4, 1.3, 1.2, 0.5], 5, 6), ([1.0, 0.5, 0.9, 0.8, 0.7, 0.6, 0.55], 3, 7)]
-
-
-def _scripted(curve, patience, max_epochs):
-    """fit_early_stopping on a model whose weights read the number of the epoch that trained
-    them (a real SGD step adds 1 to each), and a validation loss that reads `curve` there."""
-    model = nn.Linear(2, 1)
-    with torch.no_grad():
-        for p in model.parameters():
-            p.zero_()
-    opt = torch.optim.SGD(model.parameters(), lr=1.0)
-    trained = [0]
-
-    def train_one_epoch():
-        for p in model.parameters():
-            p.grad = torch.full_like(p, -1.0)
-        opt.step()
-        trained[0] += 1
-
-    def validation_loss():
-        return curve[round(model.bias.item()) - 1]
-
-    result = fit_early_stopping(model, train_one_epoch, validation_loss, max_epochs, patience)
-    return {"returned": result, "weights of epoch": round(model.bias.item()), "epochs trained": trained[0]}
-
-
 for _curve, _patience, _max in CURVES:
     probe.observe(f"fit_early_stopping on {_curve}, patience {_patience}, max_epochs {_max}",
-                  lambda: _scripted(_curve, _patience, _max))
+                  lambda: helpers.training_tasks.observe_early_stopping(fit_early_stopping, _curve, _patience, _max))
 ### JUDGE
+import helpers.training_tasks
 from helpers.grading.probe import got
 CURVES = [([0.9, 0.7, 0.7, 0.72, 0.6, 0.65, 0.66, 0.67], 2, 8),
           ([1.0, 0.9, 0.95, 0.8, 0.85, 0.7, 0.75, 0.76, 0.77], 2, 9),
@@ -1698,42 +1381,19 @@ def _expected(losses, patience, max_epochs):
 
 
 def _run(curve, patience, max_epochs):
-    seen = got[f"fit_early_stopping on {curve}, patience {patience}, max_epochs {max_epochs}"]
-    result = seen["returned"]
-    checks.expect_true(isinstance(result, (tuple, list)) and len(result) == 2
-                       and all(type(v) is int for v in result),
-                       f"[mc:early-stop.rule] Return (best_epoch, stop_epoch), two whole numbers; got {result!r}.")
-    return tuple(result), seen["weights of epoch"], seen["epochs trained"]
+    return got[f"fit_early_stopping on {curve}, patience {patience}, max_epochs {max_epochs}"]
 
 
-_got, _held, _trained = _run(*CURVES[0])
-checks.reject(_got, {
-    (5, 7): "[mc:early-stop.ties-improve] A loss equal to the best is not an improvement: "
-            "epoch 3's 0.7 ties epoch 2's, so it counts towards the patience.",
-    (5, 8): "[mc:early-stop.off-by-one] Training stops after patience epochs without a new "
-            "best, not patience + 1.",
-    (1, 3): "[mc:early-stop.zero-based] Epochs are numbered from 1 here.",
-}, "fit_early_stopping on a curve with a tie")
-checks.expect_true(_trained == _got[1], f"[mc:early-stop.extra-epochs] train_one_epoch ran "
-                   f"{_trained} times but you report stopping after epoch {_got[1]}: train "
-                   "exactly up to the epoch you stop after.")
-checks.expect_true(_held == _got[0], f"[mc:early-stop.state-dict-alias] The model ends with "
-                   f"the weights of epoch {_held}, not of the best epoch {_got[0]}: the best "
-                   "weights were not loaded back, or they were kept as model.state_dict() "
-                   "without a copy, which follows the model as it trains. Keep "
-                   "copy.deepcopy(model.state_dict()) and load it before returning.")
-checks.reject(_run(*CURVES[1])[0], {
-    (4, 5): "[mc:early-stop.no-reset] You stopped at epoch 5, but epochs 4 and 6 each brought "
-            "a new best: 'in a row' means the count starts again at 0 after every new best.",
-}, "fit_early_stopping on a curve with new bests between waits")
-checks.reject(_run(*CURVES[-1])[0], {
+helpers.training_tasks.check_tie_curve(_run(*CURVES[0]))
+helpers.training_tasks.check_reset_curve(_run(*CURVES[1]))
+checks.reject(helpers.training_tasks.early_stop_run(_run(*CURVES[-1]))[0], {
     (2, 7): "[mc:early-stop.previous-not-best] After epoch 2's 0.5, each loss fell below the one "
             "before it but none below 0.5, and training never stopped: patience counts epochs "
             "without a new *best*, not epochs that are worse than the previous one.",
 }, "fit_early_stopping on a curve that falls slowly after its best")
 for _curve, _patience, _max in CURVES:
     _want = _expected(_curve, _patience, _max)
-    _mine, _held, _trained = _run(_curve, _patience, _max)
+    _mine, _held, _trained = helpers.training_tasks.early_stop_run(_run(_curve, _patience, _max))
     checks.expect_true(_mine == _want, f"[mc:early-stop.rule] On {len(_curve)} losses with "
                        f"patience {_patience} and max_epochs {_max} your answer {_mine} is not "
                        "right: count the epochs since the last strictly lower loss, reset the "
@@ -1850,183 +1510,41 @@ def guarded_step(model, loss, optimizer, step, max_norm):
 
 # %% test 04_training_loop-guarded-step-test points=2
 _answered = (guarded_step,)  # a NameError here reads as "not answered yet"
-
-
-def _refused(scale, step, kind):
-    """guarded_step on a non-finite loss (the model's output times `scale`) must raise
-    FloatingPointError naming `step`, with no backward and no change to the weights."""
-    torch.manual_seed(5)
-    m = nn.Linear(3, 2)
-    start = copy.deepcopy(m.state_dict())
-    opt = torch.optim.SGD(m.parameters(), lr=0.1)
-    opt.zero_grad()
-    bad = (m(torch.randn(6, 3)) ** 2).mean() * scale
-    try:
-        guarded_step(m, bad, opt, step, 1.0)
-    except FloatingPointError as error:
-        checks.expect_true(str(step) in str(error), "[mc:nan.step-not-named] The error should "
-                           f"name the step ({step}) so the run can be traced; it said: {error}")
-    except Exception as error:
-        checks.reject(True, {True: f"[mc:nan.not-detected] A {kind} loss should raise "
-                                   f"FloatingPointError; got {type(error).__name__}: {error}"},
-                      f"guarded_step with a {kind} loss")
-    else:
-        hint = ("[mc:nan.inf-not-checked] guarded_step let an infinite loss through: 'not "
-                "finite' means inf and -inf as well as nan. torch.isnan misses them; "
-                "torch.isfinite catches all three." if "inf" in kind else
-                "[mc:nan.not-detected] guarded_step returned for a NaN loss: check "
-                "torch.isfinite(loss) before backward and raise.")
-        checks.reject(True, {True: hint}, f"guarded_step with a {kind} loss")
-    checks.expect_true(all(p.grad is None for p in m.parameters()),
-                       f"[mc:nan.backward-before-check] The {kind} loss was back-propagated "
-                       "before the check: every .grad is now filled with nan or inf. Check the "
-                       "loss first and raise before calling backward.")
-    checks.expect_true(all(torch.equal(m.state_dict()[k], v) for k, v in start.items()),
-                       f"[mc:nan.not-detected] The weights changed on a {kind} loss: raise "
-                       "before backward and step.")
-
-
-_refused(math.nan, 17, "NaN")
-_refused(math.inf, 3, "+inf")
+for _scale, _step, _kind in ((math.nan, 17, "NaN"), (math.inf, 3, "+inf")):
+    _seen = helpers.training_tasks.observe_refusal(guarded_step, _scale, _step)
+    helpers.training_tasks.check_refusal(_seen, _seen["start"], _kind, _step)
 torch.manual_seed(5)
 _m = nn.Linear(3, 2)
-_start = copy.deepcopy(_m.state_dict())
 _opt = torch.optim.SGD(_m.parameters(), lr=0.1)
 _x = torch.randn(6, 3)
 _opt.zero_grad()
 _loss = (_m(_x) * 50).pow(2).mean()
 _twin = copy.deepcopy(_m)
 (_twin(_x) * 50).pow(2).mean().backward()
-_true_norm = torch.cat([p.grad.flatten() for p in _twin.parameters()]).norm().item()
-_unclipped = [p.detach() - 0.1 * p.grad for p in _twin.parameters()]
 with checks.explain_errors({}, "guarded_step(...)"):
     _norm = guarded_step(_m, _loss, _opt, 1, 1.0)
-if isinstance(_norm, torch.Tensor):
-    checks.reject(True, {True: "[mc:clip.norm-tensor] guarded_step returned the norm as a tensor; "
-                               "the task asks for a Python float, a number to log."},
-                  "the returned norm")
-checks.reject_close(_m.weight.detach(), {_unclipped[0]:
-                    "[mc:clip.not-applied] The weights moved by the full, unclipped gradient: "
-                    "clip_grad_norm_ must run between backward and step."}, "the weights after the step")
-checks.reject_close(_norm, {1.0: "[mc:clip.norm-after-clipping] Return the norm before "
-                                 "clipping (what clip_grad_norm_ returns), not max_norm."},
-                    "the returned norm")
-
-
-def _same_state(a, b):
-    """Two optimizer state_dicts hold the same state tensors, bit for bit."""
-    return a["state"].keys() == b["state"].keys() and all(
-        a["state"][k].keys() == b["state"][k].keys()
-        and all(torch.equal(torch.as_tensor(a["state"][k][n]), torch.as_tensor(b["state"][k][n]))
-                for n in a["state"][k]) for k in a["state"])
-
-
-def _skipped(make_optimizer, bad, label):
-    """guarded_step on a finite loss whose gradient holds `bad` (inf: √ at 0 has an infinite
-    slope; nan: 0 × that slope), after one good step has given the optimizer state: it must
-    skip, leaving the weights, the optimizer's state and every .grad as they were."""
-    torch.manual_seed(6)
-    m = nn.Linear(3, 2)
-    opt = make_optimizer(m.parameters())
-    x = torch.randn(6, 3)
-    opt.zero_grad()
-    (m(x) ** 2).mean().backward()
-    opt.step()
-    weights, state = copy.deepcopy(m.state_dict()), copy.deepcopy(opt.state_dict())
-    opt.zero_grad()
-    kink = torch.sqrt(m.weight[0, 0] - m.weight[0, 0].detach())     # 0, infinite slope
-    loss = (m(x) ** 2).mean() + (kink if bad == "inf" else 0 * kink)
-    what = f"With {label} and a finite loss ({loss.item():.3f}) whose gradient holds {bad}"
+helpers.training_tasks.check_clipped(_norm, _m.weight.detach(), _twin.weight.detach() - 0.1 * _twin.weight.grad)
+for _bad in ("nan", "inf"):
     with checks.explain_errors({}, "guarded_step(...)"):
-        try:
-            returned = guarded_step(m, loss, opt, 9, 1.0)
-        except FloatingPointError:
-            checks.reject(True, {True: f"[mc:nan.grad-raises] {what}, guarded_step raised: a "
-                                       "bad gradient under a finite loss is skipped, not fatal. "
-                                       "Return None and let the run go on."}, "guarded_step")
-    if not all(torch.isfinite(p).all() for p in m.parameters()):
-        checks.reject(True, {True: f"[mc:nan.inf-not-checked] {what}, the step ran on it and "
-                                   "the weights are now nan: 'not finite' means inf as well as "
-                                   "nan, and torch.isnan misses inf." if bad == "inf" else
-                             f"[mc:nan.grad-not-checked] {what}, the step ran on it and the "
-                             "weights are now nan: a finite loss does not promise finite "
-                             "gradients. Check them after backward, before step."},
-                      "the weights after guarded_step")
-    checks.expect_true(all(torch.equal(m.state_dict()[k], v) for k, v in weights.items())
-                       and _same_state(opt.state_dict(), state),
-                       f"[mc:nan.skip-by-zero-grad] {what}, the weights or the optimizer's state "
-                       "changed: zeroing the gradients and stepping is not a skip, since "
-                       "momentum (or Adam's running averages) still moves the weights and the "
-                       "optimizer counts a step. Return before optimizer.step().")
-    checks.expect_true(all(p.grad is None for p in m.parameters()),
-                       f"[mc:nan.skip-leaves-grad] {what}, the skipped step left .grad filled: "
-                       "a caller that accumulates gradients would add the next batch's to it. "
-                       "Leave every .grad None, as it came in (optimizer.zero_grad()).")
-    checks.expect_true(returned is None, f"[mc:nan.skip-not-reported] {what}, the step was "
-                       f"skipped, so guarded_step returns None (a caller counts skips by it); it "
-                       f"returned {returned!r}.")
-
-
-def _momentum(ps):
-    return torch.optim.SGD(ps, lr=0.1, momentum=0.9)
-
-
-_skipped(_momentum, "nan", "SGD with momentum")
-_skipped(_momentum, "inf", "SGD with momentum")
+        _seen = helpers.training_tasks.observe_skip(
+            guarded_step, lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9), _bad)
+    helpers.training_tasks.check_skip(_seen, _seen["weights before"], _seen["state before"],
+                                      "SGD with momentum", _bad)
 ### BEGIN HIDDEN TESTS
+import helpers.training_tasks
 from helpers.grading import probe
 probe.needs("guarded_step")
-
-
-def _refusal(scale, step):
-    """guarded_step on a non-finite loss: what it did, the gradients and weights it left."""
-    torch.manual_seed(5)
-    m = nn.Linear(3, 2)
-    opt = torch.optim.SGD(m.parameters(), lr=0.1)
-    opt.zero_grad()
-    bad = (m(torch.randn(6, 3)) ** 2).mean() * scale
-    try:
-        guarded_step(m, bad, opt, step, 1.0)
-        said = "returned"
-    except FloatingPointError as error:
-        said = "FloatingPointError: " + str(error)
-    except Exception as error:  # noqa: BLE001 - reported, then judged
-        said = f"{type(error).__name__}: {error}"
-    return {"outcome": said, "grads": [p.grad for p in m.parameters()], "weights": dict(m.state_dict())}
-
-
-def _skip(make_optimizer, bad, where="weight"):
-    """guarded_step on a finite loss whose gradient holds `bad` (in the weight's, or in the
-    bias's: the last parameter), after one good step gave the optimizer state: what it
-    returned, the weights, the optimizer's state and the gradients."""
-    torch.manual_seed(6)
-    m = nn.Linear(3, 2)
-    opt = make_optimizer(m.parameters())
-    x = torch.randn(6, 3)
-    opt.zero_grad()
-    (m(x) ** 2).mean().backward()
-    opt.step()
-    opt.zero_grad()
-    entry = m.weight[0, 0] if where == "weight" else m.bias[1]
-    kink = torch.sqrt(entry - entry.detach())     # 0, infinite slope
-    loss = (m(x) ** 2).mean() + (kink if bad == "inf" else 0 * kink)
-    try:
-        returned = guarded_step(m, loss, opt, 9, 1.0)
-    except FloatingPointError:
-        returned = "raised FloatingPointError"
-    return {"returned": returned, "weights": dict(m.state_dict()), "state": opt.state_dict()["state"],
-            "grads": [p.grad for p in m.parameters()]}
-
-
 for _scale, _step, _kind in ((math.nan, 17, "NaN"), (math.inf, 3, "+inf"), (-math.inf, 42, "-inf")):
-    probe.observe(f"guarded_step with a {_kind} loss at step {_step}", lambda: _refusal(_scale, _step))
+    probe.observe(f"guarded_step with a {_kind} loss at step {_step}",
+                  lambda: helpers.training_tasks.observe_refusal(guarded_step, _scale, _step))
 for _label, _make in (("SGD with momentum", lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9)),
                       ("Adam", lambda ps: torch.optim.Adam(ps, lr=0.01))):
     for _bad in ("nan", "inf"):
         probe.observe(f"guarded_step with {_label}, a finite loss and a {_bad} gradient",
-                      lambda: _skip(_make, _bad))
+                      lambda: helpers.training_tasks.observe_skip(guarded_step, _make, _bad))
 probe.observe("guarded_step with Adam, a finite loss and an inf gradient in the bias",
-              lambda: _skip(lambda ps: torch.optim.Adam(ps, lr=0.01), "inf", where="bias"))
+              lambda: helpers.training_tasks.observe_skip(guarded_step, lambda ps: torch.optim.Adam(ps, lr=0.01),
+                                                          "inf", where="bias"))
 torch.manual_seed(5)
 _m = nn.Linear(3, 2)
 _opt = torch.optim.SGD(_m.parameters(), lr=0.1)
@@ -2038,68 +1556,16 @@ probe.value("the weights after an unclipped step", _twin.weight.detach() - 0.1 *
 probe.call("guarded_step on a large finite gradient", guarded_step, _m, (_m(_x) * 50).pow(2).mean(), _opt, 1, 1.0)
 probe.value("the weights after guarded_step on a large finite gradient", _m.weight.detach())
 ### JUDGE
+import helpers.training_tasks
 from helpers.grading.probe import got, ref
 for _kind, _step in (("NaN", 17), ("+inf", 3), ("-inf", 42)):
     _key = f"guarded_step with a {_kind} loss at step {_step}"
-    _seen, _clean = got[_key], ref[_key]
-    _said = _seen["outcome"]
-    if _said == "returned":
-        checks.reject(True, {True: "[mc:nan.inf-not-checked] guarded_step let an infinite loss through: "
-                                   "'not finite' means inf and -inf as well as nan. torch.isnan misses "
-                                   "them; torch.isfinite catches all three." if "inf" in _kind else
-                                   "[mc:nan.not-detected] guarded_step returned for a NaN loss: check "
-                                   "torch.isfinite(loss) before backward and raise."},
-                      f"guarded_step with a {_kind} loss")
-    checks.expect_true(isinstance(_said, str) and _said.startswith("FloatingPointError: "),
-                       f"[mc:nan.not-detected] A {_kind} loss should raise FloatingPointError; got {_said!r}")
-    checks.expect_true(str(_step) in _said, "[mc:nan.step-not-named] The error should "
-                       f"name the step ({_step}) so the run can be traced; it said: {_said}")
-    checks.expect_true(all(g is None for g in _seen["grads"]),
-                       f"[mc:nan.backward-before-check] The {_kind} loss was back-propagated "
-                       "before the check: every .grad is now filled with nan or inf. Check the "
-                       "loss first and raise before calling backward.")
-    checks.expect_true(all(torch.equal(_seen["weights"][k], v) for k, v in _clean["weights"].items()),
-                       f"[mc:nan.not-detected] The weights changed on a {_kind} loss: raise "
-                       "before backward and step.")
-
-
-def _same_state(a, b):
-    """Two optimizer states hold the same tensors, bit for bit."""
-    return a.keys() == b.keys() and all(
-        a[k].keys() == b[k].keys() and all(torch.equal(torch.as_tensor(a[k][n]), torch.as_tensor(b[k][n]))
-                                           for n in a[k]) for k in a)
-
-
+    helpers.training_tasks.check_refusal(got[_key], ref[_key]["start"], _kind, _step)
 for _label in ("SGD with momentum", "Adam"):
     for _bad in ("nan", "inf"):
         _key = f"guarded_step with {_label}, a finite loss and a {_bad} gradient"
-        _seen, _clean = got[_key], ref[_key]
-        _what = f"With {_label} and a finite loss whose gradient holds {_bad}"
-        if _seen["returned"] == "raised FloatingPointError":
-            checks.reject(True, {True: f"[mc:nan.grad-raises] {_what}, guarded_step raised: a "
-                                       "bad gradient under a finite loss is skipped, not fatal. "
-                                       "Return None and let the run go on."}, "guarded_step")
-        if not all(torch.isfinite(v).all() for v in _seen["weights"].values()):
-            checks.reject(True, {True: f"[mc:nan.inf-not-checked] {_what}, the step ran on it and "
-                                       "the weights are now nan: 'not finite' means inf as well as "
-                                       "nan, and torch.isnan misses inf." if _bad == "inf" else
-                                 f"[mc:nan.grad-not-checked] {_what}, the step ran on it and the "
-                                 "weights are now nan: a finite loss does not promise finite "
-                                 "gradients. Check them after backward, before step."},
-                          "the weights after guarded_step")
-        checks.expect_true(all(torch.equal(_seen["weights"][k], v) for k, v in _clean["weights"].items())
-                           and _same_state(_seen["state"], _clean["state"]),
-                           f"[mc:nan.skip-by-zero-grad] {_what}, the weights or the optimizer's state "
-                           "changed: zeroing the gradients and stepping is not a skip, since "
-                           "momentum (or Adam's running averages) still moves the weights and the "
-                           "optimizer counts a step. Return before optimizer.step().")
-        checks.expect_true(all(g is None for g in _seen["grads"]),
-                           f"[mc:nan.skip-leaves-grad] {_what}, the skipped step left .grad filled: "
-                           "a caller that accumulates gradients would add the next batch's to it. "
-                           "Leave every .grad None, as it came in (optimizer.zero_grad()).")
-        checks.expect_true(_seen["returned"] is None, f"[mc:nan.skip-not-reported] {_what}, the step was "
-                           f"skipped, so guarded_step returns None (a caller counts skips by it); it "
-                           f"returned {_seen['returned']!r}.")
+        helpers.training_tasks.check_skip(got[_key], ref[_key]["weights before"], ref[_key]["state before"],
+                                          _label, _bad)
 _seen = got["guarded_step with Adam, a finite loss and an inf gradient in the bias"]
 checks.expect_true(all(torch.isfinite(v).all() for v in _seen["weights"].values()),
                    "[mc:nan.first-param-only] With Adam and an inf gradient in the bias, the last "
@@ -2109,18 +1575,8 @@ checks.expect_true(_seen["returned"] is None, "[mc:nan.first-param-only] With an
                    "the bias, the last parameter, the step must be skipped (None): check every "
                    f"parameter's gradient; guarded_step returned {_seen['returned']!r}.")
 _norm = got["guarded_step on a large finite gradient"]
-if isinstance(_norm, torch.Tensor):
-    checks.reject(True, {True: "[mc:clip.norm-tensor] guarded_step returned the norm as a tensor; "
-                               "the task asks for a Python float, a number to log."},
-                  "the returned norm")
 _weights = got["the weights after guarded_step on a large finite gradient"]
-checks.reject_close(_weights, {ref["the weights after an unclipped step"]:
-                    "[mc:clip.not-applied] The weights moved by the full, unclipped gradient: "
-                    "clip_grad_norm_ must run between backward and step."}, "the weights after the step")
-checks.reject_close(_norm, {1.0: "[mc:clip.norm-after-clipping] Return the norm before "
-                                 "clipping (what clip_grad_norm_ returns), not max_norm."},
-                    "the returned norm")
-checks.expect_type(_norm, float, "the returned norm")
+helpers.training_tasks.check_clipped(_norm, _weights, ref["the weights after an unclipped step"])
 checks.expect_close(_norm, ref["guarded_step on a large finite gradient"], "the returned norm", rtol=1e-4,
                     hint="[mc:clip.norm-after-clipping] The total norm before clipping.")
 checks.expect_close(_weights, ref["the weights after guarded_step on a large finite gradient"],
@@ -2619,178 +2075,38 @@ def accumulate_step(model, loss_fn, optimizer, X, y, micro_batch):
 ### END SOLUTION
 
 # %% test 04_training_loop-accumulate-test points=3
-class _SpySGD(torch.optim.SGD):
-    """SGD that remembers the parameters and gradients it saw at every step, and the order
-    of zero_grad, backward (a gradient reaching a parameter) and step calls."""
-
-    def __init__(self, params, lr):
-        super().__init__(params, lr=lr)
-        self.seen, self.events = [], []
-        for p in (p for g in self.param_groups for p in g["params"]):
-            p.register_post_accumulate_grad_hook(lambda p: self.events.append("backward"))
-
-    def zero_grad(self, set_to_none=True):
-        self.events.append("zero_grad")
-        return super().zero_grad(set_to_none)
-
-    def step(self, closure=None):
-        ps = [p for g in self.param_groups for p in g["params"]]
-        self.seen.append(([p.detach().clone() for p in ps],
-                          [None if p.grad is None else p.grad.detach().clone() for p in ps]))
-        self.events.append("step")
-        return super().step(closure)
-
-
 _answered = (accumulate_step,)  # a NameError here reads as "not answered yet"
-
-
-def _accumulated(seed, rows, unlabelled, micro_batch):
-    """accumulate_step on a Linear(5, 3) whose .grad is stale, the rows in `unlabelled`
-    marked -100: the gradients the step used and the returned loss; beside them the
-    large-batch gradients and loss, and each chunk's own mean-loss gradients (None for a
-    chunk without labels)."""
-    gen = torch.Generator().manual_seed(seed)
-    X, y = torch.randn(rows, 5, generator=gen), torch.randint(0, 3, (rows,), generator=gen)
-    if unlabelled:
-        y[list(unlabelled)] = -100
-    torch.manual_seed(seed)
-    model = nn.Linear(5, 3)
-    twin = copy.deepcopy(model)
-    for p in model.parameters():
-        p.grad = torch.ones_like(p)            # stale
-    spy = _SpySGD(model.parameters(), lr=0.5)
-    ce = nn.CrossEntropyLoss()
-    full_loss = ce(twin(X), y)
-    full = torch.autograd.grad(full_loss, list(twin.parameters()))
-    chunks = [(X[i:i + micro_batch], y[i:i + micro_batch]) for i in range(0, rows, micro_batch)]
-    means = [torch.autograd.grad(ce(twin(a), b), list(twin.parameters()))
-             if (b != -100).any() else None for a, b in chunks]
-    with checks.explain_errors({}, f"accumulate_step(model, loss_fn, optimizer, X, y, {micro_batch})"):
-        returned = accumulate_step(model, ce, spy, X, y, micro_batch)
-    if len(spy.seen) != 1:
-        checks.reject(True, {True: f"[mc:accumulation.step-per-micro-batch] optimizer.step() "
-                                   f"ran {len(spy.seen)} times in one call: the chunks together "
-                                   "make one step."}, "the number of steps")
-    return spy.seen[0][1], returned, full, full_loss.item(), chunks, means
-
-
 # 10 rows in chunks of 4: rows 1 and 4-7 unlabelled, so the chunks hold 3, 0 and 2 labels
-_used, _ret, _full, _full_loss, _chunks, _means = _accumulated(8, 10, [1, 4, 5, 6, 7], 4)
-_empty_chunk = ("[mc:accumulation.empty-chunk-nan] Rows 4 to 7 make a chunk with no labelled "
-                "row: its mean loss is a mean over no rows, nan, and anything it is added to "
-                "(even times 0) becomes nan.")
-if isinstance(_ret, torch.Tensor):
-    checks.reject(True, {True: "[mc:loop.tensor-losses] The returned loss is a tensor: return "
-                               "a Python float (.item())."}, "the returned loss")
-checks.expect_true(not (isinstance(_ret, float) and math.isnan(_ret)),
-                   "The returned loss is nan. " + _empty_chunk)
-checks.expect_true(not any(torch.isnan(g).any() for g in _used),
-                   "The step's gradient holds nan. " + _empty_chunk)
-_labelled = [g[0] for g in _means if g is not None]
-checks.reject_close(_used[0], {
-    _full[0] + 1: "[mc:accumulation.stale-grad] The stale .grad was still there when the first "
-                  "chunk's backward added to it.",
-    sum(_labelled): "[mc:accumulation.unscaled] Each chunk's mean loss was added at full weight: "
-                    "the large-batch loss is one mean over all of X, not a sum of means.",
-    _means[0][0] * 4 / 10 + _means[2][0] * 2 / 10:
-        "[mc:accumulation.rows-not-labels] Each chunk was weighted by its share of the rows "
-        "(4/10, 4/10, 2/10). The large-batch loss is a mean over the labelled rows only: "
-        "what share of those does each chunk hold?",
-    sum(_labelled) / 2: "[mc:accumulation.equal-weights] The two chunks with labels were "
-                        "weighted alike, but one holds 3 labelled rows and the other 2.",
-    sum(_labelled) / 3: "[mc:accumulation.equal-weights] Dividing by the number of chunks weights "
-                        "them alike, but they hold 3, 0 and 2 labelled rows.",
-}, "the weight gradient used by the step")
+with checks.explain_errors({}, "accumulate_step(model, loss_fn, optimizer, X, y, 4)"):
+    _seen = helpers.training_tasks.observe_accumulation(accumulate_step, 8, 10, [1, 4, 5, 6, 7], 4)
+_full, _, _means = helpers.training_tasks.large_batch(8, 10, [1, 4, 5, 6, 7], 4)
+helpers.training_tasks.check_accumulation(helpers.training_tasks.check_steps(_seen["gradients each step used"]),
+                                          _seen["returned"], _full, _means)
 ### BEGIN HIDDEN TESTS
+import helpers.training_tasks
 from helpers.grading import probe
 probe.needs("accumulate_step")
 CASES = ((8, 10, [1, 4, 5, 6, 7], 4), (9, 7, [], 3), (10, 9, [0, 1, 2, 8], 3), (11, 6, [5], 10))
-
-
-def _accumulate(seed, rows, unlabelled, micro_batch):
-    """accumulate_step on a Linear(5, 3) whose .grad is stale, the rows in `unlabelled` marked
-    -100: the gradients each step used, and what it returned."""
-    gen = torch.Generator().manual_seed(seed)
-    X, y = torch.randn(rows, 5, generator=gen), torch.randint(0, 3, (rows,), generator=gen)
-    if unlabelled:
-        y[list(unlabelled)] = -100
-    torch.manual_seed(seed)
-    model = nn.Linear(5, 3)
-    for p in model.parameters():
-        p.grad = torch.ones_like(p)            # stale
-    spy = _SpySGD(model.parameters(), lr=0.5)
-    returned = accumulate_step(model, nn.CrossEntropyLoss(), spy, X, y, micro_batch)
-    return {"returned": returned, "gradients each step used": [grads for _, grads in spy.seen]}
-
-
 for _case in CASES:
     probe.observe(f"accumulate_step on {_case[1]} rows in chunks of {_case[3]}, rows {_case[2] or 'none'} unlabelled",
-                  lambda: _accumulate(*_case))
+                  lambda: helpers.training_tasks.observe_accumulation(accumulate_step, *_case))
 ### JUDGE
+import helpers.training_tasks
 from helpers.grading.probe import got
 CASES = ((8, 10, [1, 4, 5, 6, 7], 4), (9, 7, [], 3), (10, 9, [0, 1, 2, 8], 3), (11, 6, [5], 10))
 
 
-def _truth(seed, rows, unlabelled, micro_batch):
-    """The large-batch gradients and loss, and each chunk's own mean-loss gradients (None for
-    a chunk without labels)."""
-    gen = torch.Generator().manual_seed(seed)
-    X, y = torch.randn(rows, 5, generator=gen), torch.randint(0, 3, (rows,), generator=gen)
-    if unlabelled:
-        y[list(unlabelled)] = -100
-    torch.manual_seed(seed)
-    twin = nn.Linear(5, 3)
-    ce = nn.CrossEntropyLoss()
-    full_loss = ce(twin(X), y)
-    full = torch.autograd.grad(full_loss, list(twin.parameters()))
-    chunks = [(X[i:i + micro_batch], y[i:i + micro_batch]) for i in range(0, rows, micro_batch)]
-    means = [torch.autograd.grad(ce(twin(a), b), list(twin.parameters())) if (b != -100).any() else None
-             for a, b in chunks]
-    return full, full_loss.item(), means
-
-
 def _observed(case):
     seen = got[f"accumulate_step on {case[1]} rows in chunks of {case[3]}, rows {case[2] or 'none'} unlabelled"]
-    steps = seen["gradients each step used"]
-    if len(steps) != 1:
-        checks.reject(True, {True: f"[mc:accumulation.step-per-micro-batch] optimizer.step() "
-                                   f"ran {len(steps)} times in one call: the chunks together "
-                                   "make one step."}, "the number of steps")
-    return steps[0], seen["returned"]
+    return helpers.training_tasks.check_steps(seen["gradients each step used"]), seen["returned"]
 
 
 _used, _ret = _observed(CASES[0])
-_full, _full_loss, _means = _truth(*CASES[0])
-_empty_chunk = ("[mc:accumulation.empty-chunk-nan] Rows 4 to 7 make a chunk with no labelled "
-                "row: its mean loss is a mean over no rows, nan, and anything it is added to "
-                "(even times 0) becomes nan.")
-if isinstance(_ret, torch.Tensor):
-    checks.reject(True, {True: "[mc:loop.tensor-losses] The returned loss is a tensor: return "
-                               "a Python float (.item())."}, "the returned loss")
-checks.expect_true(not (isinstance(_ret, float) and math.isnan(_ret)),
-                   "The returned loss is nan. " + _empty_chunk)
-checks.expect_true(all(g is not None for g in _used), "[mc:accumulation.rows-not-labels] The step "
-                   "ran with a .grad of None: every parameter needs the large-batch gradient.")
-checks.expect_true(not any(torch.isnan(g).any() for g in _used),
-                   "The step's gradient holds nan. " + _empty_chunk)
-_labelled = [g[0] for g in _means if g is not None]
-checks.reject_close(_used[0], {
-    _full[0] + 1: "[mc:accumulation.stale-grad] The stale .grad was still there when the first "
-                  "chunk's backward added to it.",
-    sum(_labelled): "[mc:accumulation.unscaled] Each chunk's mean loss was added at full weight: "
-                    "the large-batch loss is one mean over all of X, not a sum of means.",
-    _means[0][0] * 4 / 10 + _means[2][0] * 2 / 10:
-        "[mc:accumulation.rows-not-labels] Each chunk was weighted by its share of the rows "
-        "(4/10, 4/10, 2/10). The large-batch loss is a mean over the labelled rows only: "
-        "what share of those does each chunk hold?",
-    sum(_labelled) / 2: "[mc:accumulation.equal-weights] The two chunks with labels were "
-                        "weighted alike, but one holds 3 labelled rows and the other 2.",
-    sum(_labelled) / 3: "[mc:accumulation.equal-weights] Dividing by the number of chunks weights "
-                        "them alike, but they hold 3, 0 and 2 labelled rows.",
-}, "the weight gradient used by the step")
+_full, _, _means = helpers.training_tasks.large_batch(*CASES[0])
+helpers.training_tasks.check_accumulation(_used, _ret, _full, _means)
 for _case in CASES:
     _used, _ret = _observed(_case)
-    _full, _full_loss, _ = _truth(*_case)
+    _full, _full_loss, _ = helpers.training_tasks.large_batch(*_case)
     _what = f"on {_case[1]} rows in chunks of {_case[3]}, rows {_case[2] or 'none'} unlabelled"
     for _g, _want, _name in zip(_used, _full, ("weight", "bias")):
         checks.expect_close(_g, _want, f"the {_name} gradient used by the step {_what}",
@@ -3056,24 +2372,13 @@ def digit_accuracy(model, X, y):
 _answered = (DigitNet, train_digits, digit_accuracy,)  # a NameError here reads as "not answered yet"
 with checks.explain_errors({}, "DigitNet()"):
     _net = DigitNet()
-checks.expect_true(len(list(_net.parameters())) >= 4, "[mc:bughunt.python-list] "
-                   "DigitNet().parameters() misses the Linear layers (symptom: 'optimizer got an "
-                   "empty parameter list'): a plain Python list hides them; use nn.ModuleList.")
 _net.eval()
 with torch.no_grad():
     torch.manual_seed(1)
     _out = _net(X_val[:20])
     torch.manual_seed(2)
     _again = _net(X_val[:20])
-if bool((_out >= 0).all()) and torch.allclose(_out.sum(1), torch.ones(20), atol=1e-4):
-    checks.reject(True, {True: "[mc:bughunt.double-softmax] DigitNet returns probabilities "
-                               "(symptom: the loss cannot fall below about 1.46): "
-                               "CrossEntropyLoss applies log_softmax itself, so return the "
-                               "raw logits."}, "DigitNet's output")
-checks.expect_true(torch.equal(_out, _again), "[mc:bughunt.functional-dropout] After eval(), "
-                   "two calls on the same input give different outputs: dropout is still on. "
-                   "F.dropout(x, p) drops whatever the module's mode; pass "
-                   "training=self.training, or use an nn.Dropout layer.")
+helpers.training_tasks.check_digit_net(len(list(_net.parameters())), _out, _again)
 _net.train()
 _twin = copy.deepcopy(_net)
 torch.manual_seed(11)
@@ -3108,34 +2413,19 @@ _net.train()
 _last = list(_net.modules())[-1]
 _last.eval()                               # one submodule in eval mode, as when part is frozen
 _modes_before = [m.training for m in _net.modules()]
-_calls = []
-_net.register_forward_hook(lambda m, i, o: _calls.append(
-    (any(s.training for s in _net.modules()), torch.is_grad_enabled())))
+_calls = helpers.training_tasks.spy_forward(_net)
 try:
     with checks.explain_errors({}, "digit_accuracy(...)"):
         _acc = digit_accuracy(_net, X_val, y_val)
 finally:
     _grad_left_on = torch.is_grad_enabled()
     torch.set_grad_enabled(True)  # so that the rest of the page runs
-checks.expect_true(not any(t for t, _ in _calls), "[mc:bughunt.eval-mode] digit_accuracy ran "
-                   "with dropout on (symptom: two calls give different accuracies): call "
-                   "model.eval() first.")
-checks.expect_true(not any(g for _, g in _calls), "[mc:bughunt.no-grad] digit_accuracy "
-                   "recorded a graph: wrap it in torch.no_grad().")
-checks.expect_true(_grad_left_on, "[mc:bughunt.grad-left-off] After digit_accuracy autograd is "
-                   "off for everything that follows: torch.set_grad_enabled(False) stays in force "
-                   "until switched back; a `with torch.no_grad():` block ends by itself.")
-_modes_after = [m.training for m in _net.modules()]
-checks.expect_true(_modes_after[0], "[mc:bughunt.mode-not-restored] digit_accuracy left a "
-                   "training model in eval mode: the training loop that calls it would go on "
-                   "without dropout. Restore the modes it had.")
-checks.expect_true(_modes_after == _modes_before, "[mc:bughunt.mode-restored-top-only] The "
-                   "model's own flag is back, but one submodule that was in eval mode is now "
-                   "training: train(was_training) sets every submodule. Remember each "
-                   "submodule's mode and restore each.")
+helpers.training_tasks.check_digit_accuracy(_calls, _grad_left_on, _modes_before,
+                                            [m.training for m in _net.modules()])
 ### BEGIN HIDDEN TESTS
 import helpers.loss_curves
 import helpers.modes
+import helpers.training_tasks
 from helpers.grading import probe
 probe.needs("DigitNet", "train_digits", "digit_accuracy")
 _Xt, _yt, _Xv, _yv, _Xs, _ys = helpers.loss_curves.digits(seed=0)
@@ -3155,13 +2445,11 @@ probe.value("the weights after train_digits", [p.detach().clone() for p in _net.
 _net.train()
 list(_net.modules())[-1].eval()            # one submodule in eval mode, as when part is frozen
 probe.value("each submodule's mode before digit_accuracy", [m.training for m in _net.modules()])
-_calls = []
-_net.register_forward_hook(lambda m, i, o: _calls.append(
-    (any(s.training for s in _net.modules()), torch.is_grad_enabled())))
+_calls = helpers.training_tasks.spy_forward(_net)
 probe.call("digit_accuracy(model, X_val, y_val)", digit_accuracy, _net, _Xv, _yv)
 probe.value("autograd on after digit_accuracy", torch.is_grad_enabled())
 torch.set_grad_enabled(True)
-probe.value("each forward in digit_accuracy: (a submodule training, autograd recording)", _calls)
+probe.value("each forward in digit_accuracy: (rows, a submodule training, autograd recording)", _calls)
 probe.value("each submodule's mode after digit_accuracy", [m.training for m in _net.modules()])
 _net.train()
 with torch.no_grad():
@@ -3204,23 +2492,12 @@ probe.call("digit_accuracy after 150 steps of train_digits, on X_test", digit_ac
 torch.set_grad_enabled(True)
 ### JUDGE
 import helpers.loss_curves
+import helpers.training_tasks
 from helpers.grading.probe import got, ref
 got.value("DigitNet()")
-_shapes = got["DigitNet's parameter shapes, in order"]
-checks.expect_true(len(_shapes) >= 4, "[mc:bughunt.python-list] "
-                   "DigitNet().parameters() misses the Linear layers (symptom: 'optimizer got an "
-                   "empty parameter list'): a plain Python list hides them; use nn.ModuleList.")
-_out, _again = got["DigitNet in eval mode, a first call"], got["DigitNet in eval mode, a second call"]
-checks.expect_type(_out, torch.Tensor, "DigitNet's output")
-if bool((_out >= 0).all()) and torch.allclose(_out.sum(1), torch.ones(len(_out)), atol=1e-4):
-    checks.reject(True, {True: "[mc:bughunt.double-softmax] DigitNet returns probabilities "
-                               "(symptom: the loss cannot fall below about 1.46): "
-                               "CrossEntropyLoss applies log_softmax itself, so return the "
-                               "raw logits."}, "DigitNet's output")
-checks.expect_true(torch.equal(_out, _again), "[mc:bughunt.functional-dropout] After eval(), "
-                   "two calls on the same input give different outputs: dropout is still on. "
-                   "F.dropout(x, p) drops whatever the module's mode; pass "
-                   "training=self.training, or use an nn.Dropout layer.")
+helpers.training_tasks.check_digit_net(len(got["DigitNet's parameter shapes, in order"]),
+                                       got["DigitNet in eval mode, a first call"],
+                                       got["DigitNet in eval mode, a second call"])
 checks.expect_true(not torch.equal(got["DigitNet in training mode, a first call"],
                                    got["DigitNet in training mode, a second call"]),
                    "[mc:bughunt.dropout-removed] In training mode "
@@ -3272,25 +2549,11 @@ checks.reject_close(_mine, {_three_steps(_in_order(_start), False):
 checks.expect_close(_mine, _three_steps(_in_order(_start), True), "the weights after 3 steps of train_digits",
                     rtol=1e-4, atol=1e-6, hint="[mc:bughunt.no-zero-grad] Full-batch Adam with zero_grad, "
                                                "forward, loss, backward, step.")
-_calls = got["each forward in digit_accuracy: (a submodule training, autograd recording)"]
 got.value("digit_accuracy(model, X_val, y_val)")
-checks.expect_true(not any(t for t, _ in _calls), "[mc:bughunt.eval-mode] digit_accuracy ran "
-                   "with dropout on (symptom: two calls give different accuracies): call "
-                   "model.eval() first.")
-checks.expect_true(not any(g for _, g in _calls), "[mc:bughunt.no-grad] digit_accuracy "
-                   "recorded a graph: wrap it in torch.no_grad().")
-checks.expect_true(got["autograd on after digit_accuracy"] is True, "[mc:bughunt.grad-left-off] "
-                   "After digit_accuracy autograd is off for everything that follows: "
-                   "torch.set_grad_enabled(False) stays in force until switched back; a "
-                   "`with torch.no_grad():` block ends by itself.")
-_before, _after_modes = got["each submodule's mode before digit_accuracy"], got["each submodule's mode after digit_accuracy"]
-checks.expect_true(_after_modes[0], "[mc:bughunt.mode-not-restored] digit_accuracy left a "
-                   "training model in eval mode: the training loop that calls it would go on "
-                   "without dropout. Restore the modes it had.")
-checks.expect_true(_after_modes == _before, "[mc:bughunt.mode-restored-top-only] The "
-                   "model's own flag is back, but one submodule that was in eval mode is now "
-                   "training: train(was_training) sets every submodule. Remember each "
-                   "submodule's mode and restore each.")
+helpers.training_tasks.check_digit_accuracy(
+    got["each forward in digit_accuracy: (rows, a submodule training, autograd recording)"],
+    got["autograd on after digit_accuracy"], got["each submodule's mode before digit_accuracy"],
+    got["each submodule's mode after digit_accuracy"])
 _problems = got["digit_accuracy from four mixtures of modes"]
 checks.expect_true(not _problems, "[mc:bughunt.mode-not-restored] digit_accuracy must leave "
                    "every submodule in the mode it had, whatever that was; "
