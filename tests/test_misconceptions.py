@@ -1,7 +1,7 @@
 """The misconception catalogue and the notebooks' test cells agree, both ways.
 
 Identifiers are read statically with helpers.checks.MARKER from test cell sources (with the
-checks they call in helpers' task modules, TASK_MODULES: 05's and 06's shared checks) and from
+checks they call in helpers' task modules, TASK_MODULES: 02's, 04's, 05's and 06's shared checks) and from
 the known-wrong-answer tables (``# %% wrong`` cells of notebooks/src): every identifier a
 test cell or a table can raise is in the catalogue, every catalogue entry is raised by some
 test cell or table, and an entry lists exactly the exercises (solution grade_ids) that raise
@@ -72,7 +72,7 @@ def cell_markers(source: str) -> set[str]:
 
 
 # helpers modules whose checks test cells call (their markers count for the calling cell)
-TASK_MODULES = {"data_tasks", "compile_tasks"}
+TASK_MODULES = {"data_tasks", "compile_tasks", "training_tasks", "autograd_tasks"}
 
 
 def raised_by(notebooks, tables: dict[str, dict] | None = None) -> dict[str, set[str]]:

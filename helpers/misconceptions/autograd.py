@@ -142,6 +142,9 @@ ENTRIES: dict[str, Misconception] = {
     "mlp.tied-one-path": Misconception(
         "a weight used twice (tied) gets the gradient of one use only",
         ("02_autograd-mlp-backward",)),
+    "mlp.used-autograd": Misconception(
+        "a backward derived by hand may call autograd to get its gradients",
+        ("02_autograd-mlp-backward",)),
     "mlp.weight-grad-transpose": Misconception(
         "a weight's gradient has the same form whichever way round the weight multiplies",
         ("02_autograd-mlp-backward",)),

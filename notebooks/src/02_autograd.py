@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 import helpers.autograd_graph
+import helpers.autograd_tasks
 from helpers import checks
 
 notebook_started = time.perf_counter()   # the last cell reports this notebook's run time
@@ -149,8 +150,9 @@ for value in (1.5, -1.5):
 # %% [markdown]
 # The visualizer below draws the graph `branchy` records at the x you set: leaves in green,
 # operations in blue, the output in orange, forward values in black, and in red the
-# adjoint that flows back along each edge (how much the output changes per unit change of
-# the value at the edge's start). Tasks:
+# adjoint that flows back along each edge: that edge's share of the gradient of the output
+# with respect to the value at its start. A node's whole gradient is the sum over its
+# outgoing edges. Tasks:
 #
 # 1. Move the slider across 0: notice the recorded node change from `Mul` (two edges from
 #    x: x·x uses x twice) to `Exp`, as the cell above printed. Explain why one Python
@@ -357,9 +359,9 @@ print(pow_node.name(), g_d.item(), "|", add_node.name(), g_c.item(), g_a_direct.
 
 # %% [markdown]
 # The simplest walk calls the output's node on the adjoint 1 and sends each returned adjoint
-# straight down its edge, calling the node there at once; a leaf's `AccumulateGrad` adds up
-# what reaches it. A node that two consumers use is reached twice, and called twice. The
-# walk counts its node calls:
+# straight down its edge, calling the node there at once; at a leaf's `AccumulateGrad` the
+# walk keeps the sum of what reached it in this pass. A node that two consumers use is
+# reached twice, and called twice. The walk counts its node calls:
 
 # %%
 def walk_every_path(output, leaves):
@@ -493,23 +495,24 @@ for depth in (8, 12, 16):
 # calls every operation node **once**, on the **sum** of the adjoints its consumers send it.
 # So a node may be called only after every node that uses its output has been called: the
 # nodes must be called in a *topological order* of the graph, read from the output. Work
-# that order out from `next_functions` before you call any node. Do not call `backward` or
-# `torch.autograd.grad`. The test counts the node calls on a chain 30 levels deep.
+# that order out from `next_functions` before you call any node: a depth-first search that
+# lists a node only after all of its inputs lists every node after everything it depends
+# on, so read backwards that list puts each node after all of its consumers. Do not call
+# `backward` or `torch.autograd.grad`. The test counts the node calls on a chain 30 levels
+# deep.
 
 # %% solution 02_autograd-walk
 def walk_grads(output, leaves):
     ### BEGIN SOLUTION
-    order, seen = [], set()
-
-    def place(node):                          # depth-first: a node after all of its inputs
-        if node is None or node in seen:
-            return
-        seen.add(node)
-        for child, _ in node.next_functions:
-            place(child)
-        order.append(node)
-
-    place(output.grad_fn)
+    order, seen, stack = [], set(), [(output.grad_fn, False)]
+    while stack:                              # depth-first: a node after all of its inputs
+        node, inputs_placed = stack.pop()
+        if inputs_placed:
+            order.append(node)
+        elif node is not None and node not in seen:
+            seen.add(node)
+            stack.append((node, True))
+            stack.extend((child, False) for child, _ in node.next_functions)
     pending = {output.grad_fn: torch.ones_like(output)}   # node -> sum of adjoints so far
     totals = {}
     for node in reversed(order):              # every consumer of a node comes before it
@@ -1091,7 +1094,8 @@ for _name, _fn, _w, _required in _cases:
 # %% [markdown]
 # **The same rows with `torch.func`.** `torch.func` transforms functions instead of
 # recording on tensors: `grad(f)` is a new function that returns the gradient of f (which
-# must return a one-element tensor) with respect to its first argument, and
+# must return a 0-d tensor, a scalar: a shape (1,) result is refused) with respect to its
+# first argument, and
 # `vmap(g, in_dims=...)` runs g over one dimension of its arguments as a loop would, in one
 # call. So per-sample gradients are written for a single sample, then mapped over the batch
 # (`in_dims=(None, 0, 0)`: w is shared, x and y are split along dim 0):
@@ -1566,8 +1570,8 @@ print("x.grad =", x.grad)
 # ## 10. gradcheck and a custom autograd.Function
 #
 # `torch.autograd.gradcheck` compares the Jacobian your backward produces with finite
-# differences at the inputs you give (use float64). Passing is strong evidence at those
-# points, not a proof: it samples, so test at a few inputs. A custom `Function` supplies
+# differences at exactly the inputs you give (use float64). Passing is strong evidence at
+# those points, not a proof elsewhere, so test at a few inputs. A custom `Function` supplies
 # both passes: `forward` saves what backward needs with `ctx.save_for_backward`, and
 # `backward` receives the gradient of the output and returns one gradient per input
 # (chain rule: the local derivative times the incoming gradient).
@@ -1779,7 +1783,8 @@ for name, by_hand, auto in [("dW = dyᵀh", dy.T @ h_in.detach(), W_lin.grad),
 # z = x Wᵀ + b1, h = relu(z), y = h W + b2, and loss = mean((y − x)²) over all N·D
 # elements. Shapes: x (N, D), W (H, D), b1 (H,), b2 (D,). Complete
 # `tied_grads(x, W, b1, b2)` returning `(dW, db1, db2)`, the gradients of the loss,
-# computed with tensor algebra only (the test calls it under `torch.no_grad()`).
+# computed with tensor algebra only (the test calls it under `torch.no_grad()`, and
+# refuses `backward` and `torch.autograd.grad`).
 
 # %% solution 02_autograd-mlp-backward
 def tied_grads(x, W, b1, b2):
@@ -1798,146 +1803,34 @@ def tied_grads(x, W, b1, b2):
     return dW, db1, db2
 
 # %% test 02_autograd-mlp-backward-test points=3
-def _tied_case(seed, n=6, d=4, hidden=3):
-    gen = torch.Generator().manual_seed(seed)
-    shapes = [(n, d), (hidden, d), (hidden,), (d,)]
-    return tuple(torch.randn(s, generator=gen, dtype=torch.float64) for s in shapes)
-
-
-def _tied_reference(x, W, b1, b2):
-    params = [p.clone().requires_grad_() for p in (W, b1, b2)]
-    y = torch.relu(x @ params[0].T + params[1]) @ params[0] + params[2]
-    return torch.autograd.grad(((y - x) ** 2).mean(), params)
-
-
-_x, _W, _b1, _b2 = _tied_case(1)
-_hint = ("[mc:mlp.linear-rules] Work back from dy = 2(y - x)/(N·D): each use of W is a Linear "
-         "layer whose rule you can read off its shapes, the ReLU multiplies by (z > 0), and "
-         "where W is used twice the two gradients add.")
-_transposed = ("[mc:mlp.weight-grad-transpose] Shapes do not fit: y = h W uses W the other way "
-               "round from z = x Wᵀ + b1, so its rule is transposed too. Write each tensor's "
-               "shape beside it.")
-with torch.no_grad(), checks.explain_errors({"shapes cannot be multiplied": _transposed,
-                                             "must match the size": _transposed, "": _hint},
-                                            "tied_grads(x, W, b1, b2) with N = 6, D = 4, H = 3"):
+_x, _W, _b1, _b2 = helpers.autograd_tasks.tied_case(1)
+with torch.no_grad(), helpers.autograd_tasks.without_autograd(), checks.explain_errors(
+        helpers.autograd_tasks.TIED_ERRORS, "tied_grads(x, W, b1, b2) with N = 6, D = 4, H = 3"):
     _mine = tied_grads(_x, _W, _b1, _b2)
-with checks.because(_hint):
-    checks.expect_type(_mine, (tuple, list), "tied_grads(...)")
-    checks.expect_equal(len(_mine), 3, "the number of returned gradients")
-_shape_why = {"dW": "[mc:mlp.weight-grad-transpose] A gradient has its parameter's shape, "
-                    "(H, D) for W: check which way round each use of W multiplies.",
-              "db1": "[mc:mlp.bias-sum] A bias is added to every row, so its gradient sums the "
-                     "adjoint over the batch.",
-              "db2": "[mc:mlp.bias-sum] A bias is added to every row, so its gradient sums the "
-                     "adjoint over the batch."}
-for _name, _g, _p in zip(("dW", "db1", "db2"), _mine, (_W, _b1, _b2)):
-    with checks.because(_shape_why[_name]):
-        checks.expect_shape(_g, tuple(_p.shape), _name)
-_ref = _tied_reference(_x, _W, _b1, _b2)
-_z = _x @ _W.T + _b1
-_dy = 2 * (torch.relu(_z) @ _W + _b2 - _x) / _x.numel()
-_dW_dec = torch.relu(_z).T @ _dy
-_dW_enc = ((_dy @ _W.T) * (_z > 0)).T @ _x
-checks.reject_close(_mine[0], {
-    _dW_enc: "[mc:mlp.tied-one-path] dW holds only the encoder's use of W (z = x Wᵀ + b1): W is "
-             "used twice, and the decoder's use (y = h W) adds its own gradient.",
-    _dW_dec: "[mc:mlp.tied-one-path] dW holds only the decoder's use of W (y = h W): W is used "
-             "twice, and the encoder's use (z = x Wᵀ + b1) adds its own gradient.",
-    _dW_dec + ((_dy @ _W.T).T @ _x): "[mc:mlp.relu-mask] The encoder's share of dW ignores the "
-                                     "ReLU: multiply the adjoint by its derivative, the mask "
-                                     "(z > 0).",
-    _ref[0] * _x.numel(): "[mc:mlp.mean-factor] dW is N·D times too large: the loss is a mean "
-                          "over all elements, so dy carries 1/(N·D).",
-    _ref[0] * _x.shape[1]: "[mc:mlp.mean-factor] dW is D times too large: the loss is a mean "
-                           "over all N·D elements, not over the N rows.",
-    _ref[0] * _x.shape[0]: "[mc:mlp.mean-factor] dW is N times too large: the loss is a mean "
-                           "over all N·D elements, not over the D columns.",
-    _ref[0] / 2: "[mc:mlp.missing-factor-2] dW is half the true gradient: the derivative of "
-                 "(y - x)² is 2(y - x).",
-}, "dW")
-for _name, _k in (("db1", 1), ("db2", 2)):
-    checks.reject_close(_mine[_k], {
-        _ref[_k] / _x.shape[0]: f"[mc:mlp.bias-sum] {_name} is the batch MEAN of the adjoint: "
-                                "the bias is added to every row, so its gradient is the sum "
-                                "over the batch."}, _name)
+helpers.autograd_tasks.check_tied(_mine, _x, _W, _b1, _b2, "tied_grads(x, W, b1, b2)")
 ### BEGIN HIDDEN TESTS
+import helpers.autograd_tasks
 from helpers.grading import probe
 
 
-def case(seed, n=6, d=4, hidden=3):
-    gen = torch.Generator().manual_seed(seed)
-    return tuple(torch.randn(s, generator=gen, dtype=torch.float64)
-                 for s in [(n, d), (hidden, d), (hidden,), (d,)])
-
-
 def run(*tensors):
-    with torch.no_grad():
+    with torch.no_grad(), helpers.autograd_tasks.without_autograd():
         return tied_grads(*tensors)
 
 
 for seed, sizes in ((1, (6, 4, 3)), (7, (5, 3, 6)), (11, (1, 2, 2))):   # as shown; H > D; one row, H = D
-    probe.call(f"tied_grads with (N, D, H) = {sizes}", run, *case(seed, *sizes))
+    probe.call(f"tied_grads with (N, D, H) = {sizes}", run, *helpers.autograd_tasks.tied_case(seed, *sizes))
 ### JUDGE
+import helpers.autograd_tasks
 from helpers.grading.probe import got
 
-_hint = ("[mc:mlp.linear-rules] Work back from dy = 2(y - x)/(N·D): each use of W is a Linear "
-         "layer whose rule you can read off its shapes, the ReLU multiplies by (z > 0), and "
-         "where W is used twice the two gradients add.")
-_transposed = ("[mc:mlp.weight-grad-transpose] Shapes do not fit: y = h W uses W the other way "
-               "round from z = x Wᵀ + b1, so its rule is transposed too. Write each tensor's "
-               "shape beside it.")
-_shape_why = {"dW": "[mc:mlp.weight-grad-transpose] A gradient has its parameter's shape, "
-                    "(H, D) for W: check which way round each use of W multiplies.",
-              "db1": "[mc:mlp.bias-sum] A bias is added to every row, so its gradient sums the "
-                     "adjoint over the batch.",
-              "db2": "[mc:mlp.bias-sum] A bias is added to every row, so its gradient sums the "
-                     "adjoint over the batch."}
 for _seed, _sizes in ((1, (6, 4, 3)), (7, (5, 3, 6)), (11, (1, 2, 2))):
     _key = f"tied_grads with (N, D, H) = {_sizes}"
-    _n, _d, _h = _sizes
-    _gen = torch.Generator().manual_seed(_seed)
-    _x, _W, _b1, _b2 = (torch.randn(s, generator=_gen, dtype=torch.float64)
-                        for s in [(_n, _d), (_h, _d), (_h,), (_d,)])
-    _mine = got.value(_key, {"shapes cannot be multiplied": _transposed,
-                                "must match the size": _transposed, "": _hint})
-    with checks.because(_hint):
-        checks.expect_type(_mine, (tuple, list), _key)
-        checks.expect_equal(len(_mine), 3, f"the number of gradients {_key} returned")
-    for _name, _g, _p in zip(("dW", "db1", "db2"), _mine, (_W, _b1, _b2)):
-        with checks.because(_shape_why[_name]):
-            checks.expect_shape(_g, tuple(_p.shape), f"{_name} of {_key}")
-    _params = [p.clone().requires_grad_() for p in (_W, _b1, _b2)]
-    _y = torch.relu(_x @ _params[0].T + _params[1]) @ _params[0] + _params[2]
-    _ref = torch.autograd.grad(((_y - _x) ** 2).mean(), _params)
-    _z = _x @ _W.T + _b1
-    _dy = 2 * (torch.relu(_z) @ _W + _b2 - _x) / _x.numel()
-    _dW_dec = torch.relu(_z).T @ _dy
-    _dW_enc = ((_dy @ _W.T) * (_z > 0)).T @ _x
-    _wrong = {
-        _dW_enc: "[mc:mlp.tied-one-path] dW holds only the encoder's use of W (z = x Wᵀ + b1): W "
-                 "is used twice, and the decoder's use (y = h W) adds its own gradient.",
-        _dW_dec: "[mc:mlp.tied-one-path] dW holds only the decoder's use of W (y = h W): W is "
-                 "used twice, and the encoder's use (z = x Wᵀ + b1) adds its own gradient.",
-        _dW_dec + ((_dy @ _W.T).T @ _x): "[mc:mlp.relu-mask] The encoder's share of dW ignores "
-                                         "the ReLU: multiply the adjoint by its derivative, the "
-                                         "mask (z > 0).",
-        _ref[0] * _x.numel(): "[mc:mlp.mean-factor] dW is N·D times too large: the loss is a "
-                              "mean over all elements, so dy carries 1/(N·D).",
-        _ref[0] * _d: "[mc:mlp.mean-factor] dW is D times too large: the loss is a mean over "
-                      "all N·D elements, not over the N rows.",
-        _ref[0] * _n: "[mc:mlp.mean-factor] dW is N times too large: the loss is a mean over "
-                      "all N·D elements, not over the D columns.",
-        _ref[0] / 2: "[mc:mlp.missing-factor-2] dW is half the true gradient: the derivative of "
-                     "(y - x)² is 2(y - x)."}
-    checks.reject_close(_mine[0], {k: v for k, v in _wrong.items() if not torch.allclose(k, _ref[0])},
-                        f"dW of {_key}")
-    for _name, _k in (("db1", 1), ("db2", 2)):
-        checks.reject_close(_mine[_k], {
-            _ref[_k] / _n: f"[mc:mlp.bias-sum] {_name} is the batch MEAN of the adjoint: the "
-                           "bias is added to every row, so its gradient is the sum over the "
-                           "batch."} if _n > 1 else {}, f"{_name} of {_key}")
+    _case = helpers.autograd_tasks.tied_case(_seed, *_sizes)
+    _mine = got.value(_key, helpers.autograd_tasks.TIED_ERRORS)
+    _ref = helpers.autograd_tasks.check_tied(_mine, *_case, _key)
     for _name, _g, _r in zip(("dW", "db1", "db2"), _mine, _ref):
-        checks.expect_close(_g, _r, f"{_name} of {_key}", rtol=1e-6, atol=1e-9, hint=_hint)
+        checks.expect_close(_g, _r, f"{_name} of {_key}", rtol=1e-6, atol=1e-9, hint=helpers.autograd_tasks.TIED_HINT)
 ### END HIDDEN TESTS
 
 # %% [markdown]

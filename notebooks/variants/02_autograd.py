@@ -348,6 +348,13 @@ WRONG = {
         (TIED_FORWARD + "    dy = 2 * (y - x) / y.numel()\n" + MASKED +
          "    return dz.T @ x + h.T @ dy, dz.mean(0), dy.mean(0)\n",
          "batch MEAN of the adjoint", "mlp.bias-sum"),
+        # autograd switched back on inside the test's no_grad, not derived by hand
+        ("def tied_grads(x, W, b1, b2):\n"
+         "    with torch.enable_grad():\n"
+         "        params = [p.clone().requires_grad_() for p in (W, b1, b2)]\n"
+         "        y = torch.relu(x @ params[0].T + params[1]) @ params[0] + params[2]\n"
+         "        return torch.autograd.grad(((y - x) ** 2).mean(), params)\n",
+         "Derive each gradient by hand", "mlp.used-autograd"),
     ],
 }
 
