@@ -318,8 +318,9 @@ def row_major_strides(shape):
 _hint = ("[mc:strides.row-major-rule] A dim's stride is the product of the sizes of all "
          "the dims after it; the last dim's stride is 1.")
 for _shape in [(2, 3), (4, 5, 6), (7,), (2, 1, 3)]:
-    with checks.explain_errors({"": _hint}, f"row_major_strides({_shape})"):
-        _got = row_major_strides(_shape)
+    with checks.explain_errors({helpers.strides.OWN_CODE: helpers.strides.OWN_CODE_HINT, "": _hint},
+                               f"row_major_strides({_shape})"):
+        _got = helpers.strides.without_own_code(row_major_strides, _shape)
     with checks.because(_hint):
         checks.expect_type(_got, (tuple, list, torch.Size), f"row_major_strides({_shape})")
     _got, _want = tuple(_got), torch.empty(_shape).stride()
@@ -348,11 +349,13 @@ checks.expect_true(_error is None,
                    "fails for a shape this large.")
 checks.expect_type(_got, (tuple, list, torch.Size), f"row_major_strides({_huge})")
 ### BEGIN HIDDEN TESTS
+import helpers.strides
 from helpers.grading import probe
 for shape in [(2, 3), (4, 5, 6), (7,), (2, 1, 3), (1,), (3, 1), (2, 3, 4, 5), (5, 1, 1, 2),
               (6, 7, 8), (), (10 ** 6,) * 3, (10 ** 7, 3, 10 ** 5)]:
-    probe.call(f"row_major_strides({shape})", row_major_strides, shape)
+    probe.call(f"row_major_strides({shape})", helpers.strides.without_own_code, row_major_strides, shape)
 ### JUDGE
+import helpers.strides
 from helpers.grading.probe import got
 
 _hint = ("[mc:strides.row-major-rule] A dim's stride is the product of the sizes of all "
@@ -365,7 +368,7 @@ for _shape in [(2, 3), (4, 5, 6), (7,), (2, 1, 3), (1,), (3, 1), (2, 3, 4, 5), (
                        f"{_key} raised {_error and _error.type_name}. [mc:strides.made-a-tensor] The "
                        "strides follow from the shape alone: making a tensor to read its .stride() "
                        "fails for a shape this large.")
-    _got = got.value(_key, {"": _hint})
+    _got = got.value(_key, {helpers.strides.OWN_CODE: helpers.strides.OWN_CODE_HINT, "": _hint})
     with checks.because(_hint):
         checks.expect_type(_got, (tuple, list, torch.Size), _key)
     _got, _want = tuple(_got), torch.empty(_shape, device="meta").stride()   # meta allocates nothing
@@ -682,8 +685,9 @@ def shares_cells(a, b):
         return False
 
     def cells(t):
-        return {t.storage_offset() + sum(i * s for i, s in zip(index, t.stride()))
-                for index in np.ndindex(*t.shape)}
+        # number the storage's cells, then read those numbers through t's own layout
+        numbered = torch.arange(t.untyped_storage().nbytes() // t.element_size())
+        return set(numbered.as_strided(t.shape, t.stride(), t.storage_offset()).flatten().tolist())
     return not cells(a).isdisjoint(cells(b))
     ### END SOLUTION
 
@@ -707,12 +711,13 @@ _cases = [
      "ANOTHER storage: check that both use one storage first."),
 ]
 for (_a, _b), _want, _name, _why in _cases:
-    with checks.explain_errors({"": _hint}, _name):
-        _got = shares_cells(_a, _b)
+    with checks.explain_errors({helpers.strides.OWN_CODE: helpers.strides.OWN_CODE_HINT, "": _hint}, _name):
+        _got = helpers.strides.without_own_code(shares_cells, _a, _b)
     with checks.because("[mc:views.cells] Return True or False."):
         checks.expect_type(_got, (bool, np.bool_), _name)
     checks.expect_true(bool(_got) == _want, f"{_name} returned {bool(_got)}. {_why}")
 ### BEGIN HIDDEN TESTS
+import helpers.strides
 from helpers.grading import probe
 
 x, y, t = torch.zeros(6), torch.zeros(3, 4), torch.zeros(16)
@@ -733,8 +738,9 @@ for (a, b), name in [
         ((diagonal, anti), "the diagonal and the anti-diagonal of a 4×4 grid"),
         ((diagonal, t.view(4, 4)[2]), "the diagonal and row 2 of a 4×4 grid"),
         ((y[2].expand(3, 4), y[:, 0]), "an expanded row and a column")]:
-    probe.call(f"shares_cells for {name}", shares_cells, a, b)
+    probe.call(f"shares_cells for {name}", helpers.strides.without_own_code, shares_cells, a, b)
 ### JUDGE
+import helpers.strides
 from helpers.grading.probe import got
 
 _hint = ("[mc:views.cells] Two tensors share a cell when they use one storage AND at least "
@@ -767,7 +773,7 @@ for _name, _want, _why in [
         ("the diagonal and row 2 of a 4×4 grid", True, _arithmetic),
         ("an expanded row and a column", True, _arithmetic)]:
     _key = f"shares_cells for {_name}"
-    _got = got.value(_key, {"": _hint})
+    _got = got.value(_key, {helpers.strides.OWN_CODE: helpers.strides.OWN_CODE_HINT, "": _hint})
     with checks.because("[mc:views.cells] Return True or False."):
         checks.expect_type(_got, (bool, np.bool_), _key)
     checks.expect_true(bool(_got) == _want, f"{_key} returned {bool(_got)}: it should say {_want}. {_why}")
@@ -1047,9 +1053,10 @@ def _used(strides, target):
 
 _shape, _strides, _target = (3, 1), (4, 1), (2, 3, 5)      # torch.zeros(3, 4)[:, :1]
 _name = "broadcast_strides((3, 1), (4, 1), (2, 3, 5))"
-with checks.explain_errors({"": "[mc:broadcast.align-left] (3, 1) does broadcast to (2, 3, 5): "
+with checks.explain_errors({helpers.strides.OWN_CODE: helpers.strides.OWN_CODE_HINT,
+                            "": "[mc:broadcast.align-left] (3, 1) does broadcast to (2, 3, 5): "
                                 "line the shapes up on the right (the last sizes first)."}, _name):
-    _got = broadcast_strides(_shape, _strides, _target)
+    _got = helpers.strides.without_own_code(broadcast_strides, _shape, _strides, _target)
 with checks.because(_rule):
     checks.expect_type(_got, (tuple, list, torch.Size), _name)
     checks.expect_true(len(_got) == 3, f"{_name} = {tuple(_got)} does not have one stride per "
@@ -1063,13 +1070,13 @@ checks.reject(_used(tuple(_got), _target), {
                 "every step along that new axis reads the same cells, stride 0.",
     (1, 4, 0): "[mc:broadcast.leading-stride] The operand has no axis for the target's 2: "
                "every step along that new axis reads the same cells, stride 0."}, _name)
-checks.expect_raises(ValueError, broadcast_strides, (3,), (1,), (4,),
+checks.expect_raises(ValueError, helpers.strides.without_own_code, broadcast_strides, (3,), (1,), (4,),
                      name="broadcast_strides((3,), (1,), (4,))",
                      why="[mc:broadcast.mismatch-allowed] A size 3 cannot be read as size 4 "
                          "(neither is 1): raise ValueError.")
 _huge = (10 ** 7, 1, 10 ** 7)               # a tensor with these strides would need 10¹⁴ cells
 try:
-    _got, _error = broadcast_strides(_huge, (10 ** 7, 1, 1), (3,) + _huge), None
+    _got, _error = helpers.strides.without_own_code(broadcast_strides, _huge, (10 ** 7, 1, 1), (3,) + _huge), None
 except Exception as _e:     # named, not quoted: an allocator's words read as the grader's own limit
     _got, _error = None, type(_e).__name__
 checks.expect_true(_error is None,
@@ -1077,6 +1084,7 @@ checks.expect_true(_error is None,
                    "[mc:strides.made-a-tensor] The strides follow from the shapes and strides "
                    "alone: a tensor made to read them fails for shapes this large.")
 ### BEGIN HIDDEN TESTS
+import helpers.strides
 from helpers.grading import probe
 
 huge = (10 ** 7, 1, 10 ** 7)
@@ -1088,8 +1096,10 @@ for shape, strides, target in [
         ((3,), (1,), (4,)), ((2, 3), (3, 1), (3,)), ((4,), (1,), (1,)), ((2, 1), (1, 1), (3, 1)),
         ((3, 1), (1, 1), (5, 3, 2, 1)), ((1, 3), (3, 1), (3,)), ((1, 1, 4), (4, 4, 1), (4,)),
         ((1,), (1,), ()), ((1, 2, 1), (2, 1, 1), (2, 5))]:
-    probe.call(f"broadcast_strides({shape}, {strides}, {target})", broadcast_strides, shape, strides, target)
+    probe.call(f"broadcast_strides({shape}, {strides}, {target})", helpers.strides.without_own_code,
+               broadcast_strides, shape, strides, target)
 ### JUDGE
+import helpers.strides
 from helpers.grading.probe import got
 
 _rule = ("[mc:broadcast.strides-rule] Line the shapes up on the right. An axis the operand "
@@ -1113,7 +1123,8 @@ for _shape, _strides, _target in [
                        f"broadcast_strides on a (10⁷, 1, 10⁷) operand raised {_error and _error.type_name}. "
                        "[mc:strides.made-a-tensor] The strides follow from the shapes and strides "
                        "alone: a tensor made to read them fails for shapes this large.")
-    _got = got.value(_key, {"": "[mc:broadcast.align-left] This operand does broadcast to the "
+    _got = got.value(_key, {helpers.strides.OWN_CODE: helpers.strides.OWN_CODE_HINT,
+                            "": "[mc:broadcast.align-left] This operand does broadcast to the "
                                    "target: line the shapes up on the right (the last sizes "
                                    "first)." if _key.startswith("broadcast_strides((3, 1), (4, 1)")
                                else _rule})
@@ -1334,8 +1345,8 @@ print("flat", (batch, channels * height * width), " tokens", (batch, height * wi
 
 # %% solution 01_tensors-shapes
 ### BEGIN SOLUTION
-flat = images.reshape(32, -1)
-tokens = images.permute(0, 2, 3, 1).reshape(32, -1, 3)
+flat = images.reshape(batch, -1)
+tokens = images.permute(0, 2, 3, 1).reshape(batch, -1, channels)
 pooled = images.mean(dim=(2, 3))
 ### END SOLUTION
 
@@ -1418,6 +1429,18 @@ t.clamp_(min=0)
 print(t, alias)
 u = torch.tensor([1.0, -2.0, 3.0])
 print(u.clamp(min=0), u.clamp(max=0), u)     # out of place: u is unchanged
+
+# %% [markdown]
+# To tell whether a tensor's values changed, compare them with a saved copy: `a == b` is
+# elementwise (a bool tensor), `.all()` and `.any()` reduce it to one answer, `|` and `&`
+# combine bool tensors element by element, and `torch.equal(a, b)` asks for the same shape
+# and values at once. NaN equals nothing, not even itself; `torch.isnan` finds it.
+
+# %%
+a = torch.tensor([1.0, float("nan"), 3.0])
+b = a.clone()
+print("a == b:", a == b, " all:", (a == b).all().item(), " torch.equal:", torch.equal(a, b))
+print("isnan(a):", torch.isnan(a), " (a > 2) | isnan(a):", (a > 2) | torch.isnan(a))
 
 # %% [markdown]
 # `torch.from_numpy(arr)` and `tensor.numpy()` share memory with the array (CPU only);

@@ -77,6 +77,9 @@ WRONG = {
          "        strides.insert(0, strides[0] * size)\n"
          "    return tuple(strides)\n", "row_major_strides(()) should be ()",
          "strides.row-major-rule"),
+        # the course's own stride code called instead of written
+        ("def row_major_strides(shape):\n"
+         "    return helpers.strides.contiguous_strides(shape)\n", "Write it yourself", None),
     ],
     "01_tensors-offset": [
         # chunks: row i starts k elements after row i - 1
@@ -292,6 +295,13 @@ WRONG = {
          "        return {t.storage_offset() + sum(i * s for i, s in zip(ix, t.stride()))\n"
          "                for ix in np.ndindex(*t.shape)}\n"
          "    return bool(cells(a) & cells(b))\n", "ANOTHER storage", "views.storage-identity"),
+        # the course's own stride code called instead of written
+        ("def shares_cells(a, b):\n"
+         "    if a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr():\n"
+         "        return False\n"
+         "    cells = [set(helpers.strides.storage_cells(helpers.strides.Layout(\n"
+         "        tuple(t.shape), t.stride(), t.storage_offset())).values()) for t in (a, b)]\n"
+         "    return not cells[0].isdisjoint(cells[1])\n", "Write it yourself", None),
     ],
     "01_tensors-accuracy": [
         ("def per_class_accuracy(logits, labels):\n"
@@ -375,10 +385,9 @@ ALTERNATIVE = {
         "def shares_cells(a, b):\n"
         "    if a.untyped_storage().data_ptr() != b.untyped_storage().data_ptr():\n"
         "        return False\n"
-        "    def cells(t):\n"
-        "        numbered = torch.arange(t.untyped_storage().nbytes() // t.element_size())\n"
-        "        view = numbered.as_strided(t.shape, t.stride(), t.storage_offset())\n"
-        "        return set(view.flatten().tolist())\n"
+        "    def cells(t):\n"     # section 2's formula, element by element
+        "        return {t.storage_offset() + sum(i * s for i, s in zip(index, t.stride()))\n"
+        "                for index in np.ndindex(*t.shape)}\n"
         "    return len(cells(a) & cells(b)) > 0\n"),
     "01_tensors-accuracy": (
         "def per_class_accuracy(logits, labels):\n"
