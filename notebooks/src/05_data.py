@@ -232,7 +232,6 @@ helpers.loss_curves.show(helpers.datasets.draw_digits(
 
 # %% [markdown]
 # `jitter` draws from torch's *global* random generator (`torch.randint`, `torch.randn`).
-# Section 7 shows why that matters once items are loaded by worker processes.
 #
 # ## 3. Splitting: `random_split`, and groups
 #
@@ -971,8 +970,9 @@ with helpers.datasets.workers_explained():
     read_growth_table()
 
 # %% [markdown]
-# The list's growth is more than its floats' own bytes: the system copies whole pages, and
-# those also hold the allocator's bookkeeping and the gaps between objects. The remedy
+# Where the table shows a growth, it can exceed the floats' own bytes: the system copies
+# whole pages, and those also hold the allocator's bookkeeping and the gaps between objects.
+# The remedy
 # follows: keep what workers read in arrays or tensors (token ids concatenated
 # in one array with an array of offsets, rather than a list of lists), or in files opened
 # lazily in each worker (section 9), not in lists and dicts of Python objects.
@@ -1060,9 +1060,6 @@ timeline_view
 #   first batch, and loading that overlaps the steps. Epoch 2 starts its workers again:
 #   predict what `persistent_workers` changes in epoch 2's first wait, tick it, and compare
 #   the title.
-# - Predict whether a batch's loading bar gets longer when its items compute instead of
-#   sleeping for the same `item ms`, then choose items that compute, and explain what you
-#   see (section 12 prints how many cores this machine has).
 #
 # ### Workers and random numbers
 #
@@ -1123,10 +1120,13 @@ with helpers.datasets.workers_explained():
 # *global* generators with seeds of its own, made from a base seed it draws each time it
 # starts its workers (every epoch, unless they are kept), from the loader's `generator=`
 # when you give one, plus the worker id. `get_worker_info()`,
-# called inside a worker, tells that worker who it is; `dataset` is that worker's own copy.
-# What each worker knows, live:
+# called inside a worker, tells that worker who it is (`id`, `num_workers`, `seed`), and its
+# `dataset` is that worker's own copy. A loader's `worker_init_fn=f` calls `f(worker_id)` in
+# each worker once the loader has seeded it, before the worker's first item. What each worker
+# knows, live, from a dataset whose items report it:
 
 # %%
+helpers.datasets.show_source(helpers.datasets.WorkerView)
 with helpers.datasets.workers_explained():
     for item in DataLoader(helpers.datasets.WorkerView(4), batch_size=None, num_workers=2,
                            timeout=60, generator=torch.Generator().manual_seed(0)):
@@ -1336,8 +1336,8 @@ if "ChunkedStream(11 records) through a DataLoader with 2 real workers" in got:
 #
 # In data-parallel training, each of `world_size` processes (ranks) trains on its own part
 # of every epoch, and after every step the ranks average their gradients.
-# `DistributedSampler(dataset, num_replicas=world_size, rank=r)` gives rank r every
-# `world_size`-th index, starting at r. Passing `num_replicas` and `rank` explicitly means
+# `DistributedSampler(dataset, num_replicas=world_size, rank=r)` builds one list of indices
+# for the epoch and gives rank r every `world_size`-th position of it, starting at r. Passing `num_replicas` and `rank` explicitly means
 # no process group is needed, so one process can show every rank's share.
 #
 # **Quick quiz.** With N = 50,000 examples and a world size of 3 (`shuffle=False`), how
@@ -1706,18 +1706,22 @@ for line in helpers.loader_verdicts.step_verdicts(step_ms["per item"], step_ms["
 
 # %%
 class ResumableSampler(Sampler):
-    """A new random order each epoch, drawn from (seed, epoch), that can start part-way."""
+    """A new random order each epoch, drawn from (seed, epoch), that can start part-way.
+    Call set_epoch(e) before each epoch, as with DistributedSampler."""
 
     def __init__(self, n, seed):
         self.n, self.seed, self.epoch, self.start, self.handed_out = n, seed, 0, 0, 0
+
+    def set_epoch(self, epoch):
+        self.epoch, self.start = epoch, 0          # only a resumed epoch skips its beginning
 
     def __len__(self):
         return self.n - self.start
 
     def __iter__(self):
+        # start stays until the next set_epoch: a second crash in a resumed epoch counts from it
         order = torch.randperm(self.n, generator=torch.Generator().manual_seed(self.seed + self.epoch))
-        start, self.start = self.start, 0          # only the resumed epoch skips its beginning
-        for index in order[start:].tolist():
+        for index in order[self.start:].tolist():
             self.handed_out += 1
             yield index
 
@@ -1875,7 +1879,7 @@ if 64 in epochs:
 #
 # ## 13. Common mistakes
 #
-# Each one reproduced live, then fixed.
+# The first two reproduced live, then fixed; the last two were shown in section 7.
 #
 # **1. Dividing by the nominal batch size.** A per-batch statistic that divides by
 # `batch_size` is wrong for the ragged last batch:

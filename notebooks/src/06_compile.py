@@ -454,8 +454,8 @@ print("gradient with the input masked too:", x.grad.tolist())
 # %% [markdown]
 # Compare the first line with your answer. The forward pass throws the unpicked values
 # away, but the backward pass runs through both branches at every element: `where` sends
-# a gradient of 0 to the branch it did not pick, and `sqrt`'s backward divides that 0 by
-# 2·sqrt(x), which is NaN at x = −1 (and 0 at x = 0: 0 / 0 is NaN as well). The safe form
+# a gradient of 0 to the branch it did not pick, and `sqrt`'s backward computes
+# 0 / (2·sqrt(x)): at x = −1 that is 0 / NaN, at x = 0 it is 0 / 0, and both are NaN. The safe form
 # masks the *input* of the unsafe branch too, so that branch computes something harmless
 # (`sqrt(1.0)`) where its result is thrown away.
 #
@@ -607,9 +607,9 @@ print(f"robust_scale compiled: {pieces.count} graphs")
 # `robust_scale_whole(x)` that returns the same values as `robust_scale` in the same dtype,
 # for any float tensor `x` (of any shape) whose values are not mostly equal, and that
 # `torch.compile` at its default settings captures as **one** graph, as the recorder above
-# counts them. (`fullgraph=True` is no test here: it makes Dynamo try harder, and in this
-# version of PyTorch it captures `.item()` and `x[mask]` as values and sizes known only
-# at run time, where the default settings break the graph.)
+# counts them. Note that `inliers.std()` divides by n − 1, the number of kept values minus
+# one (Bessel's correction, `torch.std`'s default): a standard deviation you write out
+# must do the same.
 
 # %% solution 06_compile-graph-breaks
 def robust_scale_whole(x):
@@ -798,6 +798,28 @@ for x in (first, torch.ones(3), torch.ones(40)):
 print(f"dynamic=False, the first input's length marked: {counter.count} graph for three lengths")
 
 # %% [markdown]
+# Python numbers the code uses are guarded too, and what a changing one costs depends on
+# the `dynamic` setting. With `dynamic=False`, every new value is a new graph; with the
+# default, automatic dynamic shapes make it symbolic after the first change; passed as a
+# 0-d tensor (`torch.tensor(float(step))`), it is data, like any tensor's values:
+
+# %%
+def decay(x, step):
+    return x * 0.9 ** step
+
+
+for k, (setting, as_tensor) in enumerate(((False, False), (None, False), (False, True))):
+    counter = Recorder()
+    # a fresh copy each time: Dynamo remembers which arguments varied in earlier compiles
+    # of the same function, and would start the default setting already dynamic
+    decay_compiled = torch.compile(helpers.capture.fresh_copy(decay, f"decay_{k}"),
+                                   backend=counter, dynamic=setting)
+    for step in range(5):
+        decay_compiled(torch.ones(3), torch.tensor(float(step)) if as_tensor else step)
+    print(f"dynamic={setting}, step as a {'tensor' if as_tensor else 'Python int'}: "
+          f"{counter.count} graph{'s' * (counter.count != 1)} for 5 calls")
+
+# %% [markdown]
 # ### Exercise 3: a recompile storm (2 points)
 #
 # *Misconceptions targeted: believing that marking one varying dimension covers the others;
@@ -889,8 +911,13 @@ for _count, _seed in ((7, 1), (12, 2), (1, 3)):
 # L ≥ 1 and `buckets` a tuple of lengths in increasing order. Append zeros to `x` up to the
 # smallest bucket length that is at least L, call `compiled_fn` once on the padded tensor,
 # and return the first L values of its result. When L is longer than the largest bucket,
-# raise a `ValueError` that says so. (`F.pad(x, (0, k))` appends k zeros to a 1-D tensor.)
-#
+# raise a `ValueError` that says so. `F.pad` appends the zeros: its second argument gives,
+# from the last dimension back, how many to add before and after:
+
+# %%
+print(F.pad(torch.tensor([1.0, 2.0, 3.0]), (0, 2)), F.pad(torch.ones(2, 2), (0, 0, 0, 1)))
+
+# %% [markdown]
 # The test compiles, with `dynamic=False`, a function whose output at position i depends
 # only on positions up to i (a running sum), so zeros appended at the end do not change
 # the first L values.
@@ -1140,8 +1167,8 @@ helpers.bench.picture(helpers.bench.draw_speedup_vs_size(sweep))
 # guards, the wrapper Dynamo puts around the kernel), and the first row says which side
 # won in this run. As the size grows, moving bytes takes over: eager makes eight passes
 # over memory and allocates seven intermediate tensors, the fused kernel makes one pass,
-# and the ratio grows. (Tensors of at most 1 MiB can stay in a CPU's caches, which are
-# faster than the main memory §1 measured: the times can be shorter than §1's bandwidth
+# and the ratio grows. (A CPU's caches are faster than the main memory §1 measured, and the
+# smallest tensors here may fit in them: their times can be shorter than §1's bandwidth
 # predicts.)
 #
 # The **speedup explorer** measures again whenever a control changes; the line under its
@@ -1789,25 +1816,8 @@ else:
 # steady state, separately.
 #
 # **2. A Python number that changes on every call.** Dynamo guards on the Python values
-# the code uses, and what a changing one costs depends on the `dynamic` setting. With
-# `dynamic=False`, every new value is a new graph; with the default, automatic dynamic
-# shapes make it symbolic after the first change; passed as a tensor, it is data:
-
-# %%
-def decay(x, step):
-    return x * 0.9 ** step
-
-
-for k, (setting, as_tensor) in enumerate(((False, False), (None, False), (False, True))):
-    counter = Recorder()
-    # a fresh copy each time: Dynamo remembers which arguments varied in earlier compiles
-    # of the same function, and would start the default setting already dynamic
-    decay_compiled = torch.compile(helpers.capture.fresh_copy(decay, f"decay_{k}"),
-                                   backend=counter, dynamic=setting)
-    for step in range(5):
-        decay_compiled(torch.ones(3), torch.tensor(float(step)) if as_tensor else step)
-    print(f"dynamic={setting}, step as a {'tensor' if as_tensor else 'Python int'}: "
-          f"{counter.count} graph{'s' * (counter.count != 1)} for 5 calls")
+# the code uses: with `dynamic=False` every new value is a new graph (§5's `decay` cell
+# counted one graph per step). Pass a number that changes as a 0-d tensor, which is data.
 
 # %% [markdown]
 # **3. A graph break hidden in a helper.** A `print`, a Python `if` on a tensor's value
