@@ -1219,7 +1219,7 @@ print("bn.training after bn.train(False):", bn.train(False).training)
 #
 # A gradient step, as in 02, moves each parameter against its gradient under
 # `torch.no_grad()`. An optimizer (04) does exactly this to every tensor that
-# `model.parameters()` lists, which is why registration decides what trains:
+# `model.parameters()` lists:
 
 # %%
 def sgd_step(model, lr):
@@ -1279,12 +1279,14 @@ print("training flag:", probe_layer.training, "| requires_grad:", probe_layer.we
 # %% [markdown]
 # Compare with your answer: `eval()` leaves `requires_grad` alone, backward still fills
 # `.grad`, and the step still moves the weights. It changes the behaviour of dropout and
-# batch norm only; stopping the graph is another switch.
+# batch norm only; stopping the graph is another switch. What trains is decided by
+# registration: what `parameters()` lists and its `requires_grad`.
 #
 # ### `torch.no_grad()` and `torch.inference_mode()`
 #
 # Both stop autograd from recording a graph. `torch.inference_mode()` goes further: the
-# tensors it creates are *inference tensors*, which autograd refuses to use later, so
+# tensors it creates are *inference tensors*, which autograd refuses to save for a backward
+# pass later, so
 # PyTorch can skip the bookkeeping it keeps for tensors that might be (version counters,
 # view tracking). Use it where the results never meet autograd again; use `no_grad` where
 # they might:
@@ -1327,11 +1329,14 @@ tuned_bn[1].eval()
 tuned_bn.eval()
 tuned_bn.training = was_training
 print("after .training = was: ", flags(tuned_bn))
+print("named_children():      ", [(name, type(child).__name__) for name, child in tuned_bn.named_children()])
 
 # %% [markdown]
 # `train(was)` switched the batch norm back to training; assigning `.training` changed the
 # top-level flag alone and left the dropout in `eval()`. Restoring a mode means restoring
-# each submodule's own flag (`model.modules()` lists them all).
+# each submodule's own flag (`model.modules()` lists them all, the model first, nested ones
+# included; `model.named_children()` gives only the direct children, with their names,
+# as the cell's last line printed).
 #
 # A model used for predictions runs in `eval()` mode and without recording a graph (faster,
 # less memory). A helper that does this should put the model back as it found it, so that a
@@ -1867,7 +1872,8 @@ print("F.batch_norm(..., training=False) equals the layer in eval():",
 #    parameter counts of its layers `1`, `Conv2d(1, 16, 3, padding=1)`, and `5`,
 #    `Conv2d(16, 32, 3, padding=1)`, and whether its two passes differ in `train` mode (it
 #    has a batch norm and no dropout); then pick it. Explain why its Linear, `9`, takes
-#    32·2·2 = 128 inputs: follow an 8×8 image through the two poolings.
+#    32·2·2 = 128 inputs: follow an 8×8 image through the two poolings (`nn.MaxPool2d(2)`
+#    keeps the largest of each 2×2 block, halving the height and the width).
 
 # %%
 import helpers.loss_curves

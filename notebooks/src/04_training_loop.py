@@ -392,8 +392,8 @@ for state in top.states:
 
 # %% [markdown]
 # Compare: the loop trains, one batch late. Each step uses the gradient of the *previous*
-# iteration's batch, and the last backward's gradient is never used. It converges on
-# this tiny problem, but every update is computed at weights that have since moved; the
+# iteration's batch, and the last backward's gradient is never used. Every update is
+# computed at weights that have since moved; the
 # order `zero_grad, forward, loss, backward, step` has no such lag.
 #
 # The instrument below runs the lines on a real `nn.Linear(2, 1)` with SGD (lr 0.1), two
@@ -538,8 +538,8 @@ print("10 classes, perfect: loss", round(nn.CrossEntropyLoss()(perfect, torch.te
 # scores a loss of 0.3133. That is the **double-softmax bug**: softmax in the model, and
 # again inside the loss. Probabilities lie in [0, 1], so the logits the loss sees differ
 # by at most 1, and the loss cannot go below a floor even for a perfect prediction (1.4612
-# for 10 classes). The gradients are squashed by the extra softmax as well, so training is
-# slower: section 10's "overfit one batch" shows it.
+# for 10 classes). The gradients are squashed by the extra softmax as well: section 10's
+# "overfit one batch" shows the floor.
 #
 # **Why one fused function.** softmax(z)ᵢ = e^zᵢ / Σⱼ e^zⱼ, and float32 overflows above
 # about e^88.7. log_softmax computes zᵢ − log Σⱼ e^zⱼ, the log-sum-exp as m + log Σⱼ e^(zⱼ − m)
@@ -763,16 +763,18 @@ print([len(torch.arange(rows)[start:start + batch]) for start in range(0, rows, 
 def evaluate_model(model, loss_fn, X, y, batch_size):
     before = [m.training for m in model.modules()]
     model.eval()
-    total_loss, correct = 0.0, 0
-    with torch.no_grad():
-        for start in range(0, len(X), batch_size):
-            xb, yb = X[start:start + batch_size], y[start:start + batch_size]
-            logits = model(xb)
-            total_loss += loss_fn(logits, yb).item() * len(xb)
-            correct += (logits.argmax(dim=1) == yb).sum().item()
-    for m, mode in zip(model.modules(), before):
-        m.training = mode
-    return total_loss / len(X), correct / len(X)
+    try:
+        total_loss, correct = 0.0, 0
+        with torch.no_grad():
+            for start in range(0, len(X), batch_size):
+                xb, yb = X[start:start + batch_size], y[start:start + batch_size]
+                logits = model(xb)
+                total_loss = total_loss + loss_fn(logits, yb) * len(xb)   # summed on the device:
+                correct = correct + (logits.argmax(dim=1) == yb).sum()     # one .item() at the end
+    finally:
+        for m, mode in zip(model.modules(), before):                      # parents first
+            m.train(mode)
+    return (total_loss / len(X)).item(), (correct / len(X)).item()
 ### END SOLUTION
 
 # %% test 04_training_loop-evaluate-test points=2
@@ -883,8 +885,8 @@ print("history.val_loss:", [round(v, 3) for v in history.val_loss])
 # %% [markdown]
 # ### A convolutional net beside the MLP
 #
-# 03 built a small convolutional net for these digits, `helpers.loss_curves.conv_net()`: it
-# views each row of 64 pixels as a 1×8×8 image (`nn.Unflatten`), applies two 3×3
+# 03's inspector showed a small convolutional net for these digits,
+# `helpers.loss_curves.conv_net()`: it views each row of 64 pixels as a 1×8×8 image (`nn.Unflatten`), applies two 3×3
 # convolutions, each with a ReLU and a 2×2 max-pooling, and ends in one Linear layer.
 # `helpers.loss_curves.fit` runs the loop above (a validation pass after each epoch, no
 # picture) on both, with the same shuffled batches, and times it:
@@ -1333,7 +1335,8 @@ def fit_early_stopping(model, train_one_epoch, validation_loss, max_epochs, pati
             waited += 1
             if waited == patience:
                 break
-    model.load_state_dict(best_state)
+    if best_state is not None:                # None only if no loss was a number (all NaN)
+        model.load_state_dict(best_state)
     return best_epoch, epoch
 ### END SOLUTION
 
@@ -2221,8 +2224,9 @@ print("smallest normal number:    ", {str(t).removeprefix("torch."): torch.finfo
 # `torch.amp.GradScaler` does the multiplying and dividing, and chooses the factor itself:
 # `scaler.scale(loss).backward()` back-propagates the scaled loss; `scaler.step(optimizer)`
 # unscales the gradients and steps, unless they hold inf or nan (the factor was too
-# large), in which case it **skips** the step; `scaler.update()` then halves the factor
-# after a skipped step and doubles it after 2000 good ones. Its mechanics, on two numbers:
+# large), in which case it **skips** the step; `scaler.update()` then multiplies the factor
+# by its backoff factor after a skipped step and by its growth factor after a run of good
+# ones (the cell prints all three). Its mechanics, on two numbers:
 
 # %%
 p = nn.Parameter(torch.tensor([1.0, 2.0]))
@@ -2237,6 +2241,8 @@ for label, make_loss in [("finite loss", lambda: (3 * p).sum()),
     scaler.update()
     print(f"{label:13s}: .grad after backward {grad_seen}, p after step "
           f"{[round(v, 4) for v in p.tolist()]}, scale now {scaler.get_scale():.0f}")
+print(f"backoff factor {scaler.get_backoff_factor()}, growth factor {scaler.get_growth_factor()} "
+      f"after {scaler.get_growth_interval()} good steps in a row")
 
 # %% [markdown]
 # This PyTorch runs float16 autocast on the CPU too, so the underflow and its rescue run
@@ -2331,7 +2337,8 @@ with checks.expect_error(ValueError, RuntimeError):
 # `digit_accuracy(model, X, y)` doing what the buggy versions mean to do. Keep the
 # architecture (Linear(64, 64), ReLU, dropout with p = 0.2, Linear(64, 10)) and
 # full-batch Adam. `digit_accuracy` leaves every submodule in the mode it found it in.
-# Fix one error at a time: each fix lets the code run further and shows the next symptom.
+# Fix one error at a time. Two bugs raise an error; the others are silent, and overfitting one
+# batch and checking eval mode find them.
 # The test trains your fixed model and checks that it learns.
 
 # %% solution 04_training_loop-bug-hunt
