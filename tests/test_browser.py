@@ -747,6 +747,10 @@ SHOWN = """async cell => {
 # autosave every 2 s can still wait behind a busy kernel and server on two loaded cores: a
 # fresh clone once missed 30 s at load 5-8
 SAVING_MS = 90_000
+# JupyterLab's SaveHandler sets its next interval to max(10 × the last save's duration, the
+# setting), and the reopened notebook autosaves once before the edit (re-rendering its outputs
+# made it dirty): a slow first save puts the next one far away. The bound covers a 20 s save.
+AUTOSAVE_MS = 240_000
 
 
 def instrument_cells_of(page, panel, nb) -> list:
@@ -879,13 +883,25 @@ def reopened_shows(lab, path: str, stem: str, expected: list[dict], shot: str) -
 
 
 def edit_first_code_cell(page, panel) -> None:
-    """Type a comment at the end of the first code cell, as a student edits an answer."""
+    """Type a comment at the end of the first code cell, as a student edits an answer, and
+    see it in the editor. The tab's dirty mark alone is no proof: a reopened notebook is
+    dirty from re-rendering its outputs, and one run typed while the page was still busy,
+    lost the keys, and autosave then saved the notebook without the edit."""
     editor = panel.locator(".jp-CodeCell .cm-content").first
-    editor.scroll_into_view_if_needed()
-    editor.click()
-    page.keyboard.press("Control+End")
-    page.keyboard.type("\n# edited")
-    page.keyboard.press("Escape")
+    for attempt in range(START_CLICKS):
+        editor.scroll_into_view_if_needed()
+        editor.click()
+        page.keyboard.press("Control+End")
+        page.keyboard.type("\n# edited")
+        page.keyboard.press("Escape")
+        try:
+            page.wait_for_function("el => el.innerText.includes('# edited')", arg=editor.element_handle(),
+                                   timeout=RETRY_S * 1000)
+            break
+        except Exception:  # playwright's TimeoutError: the keys went nowhere, type again
+            if attempt == START_CLICKS - 1:
+                raise AssertionError(f"typing into the first code cell never reached its editor "
+                                     f"({START_CLICKS} tries)") from None
     page.wait_for_function("() => document.querySelectorAll('.lm-TabBar-tab.jp-mod-dirty').length > 0",
                            timeout=SAVING_MS)
 
@@ -954,13 +970,18 @@ def test_autosave_of_a_background_tab_keeps_every_instrument(lab):
                          has_text=re.compile(r"^New Launcher")).first.click()
             page.locator(".jp-Launcher").first.wait_for()
             assert not panel.is_visible(), "the notebook is not in the background"
-            deadline = time.monotonic() + SAVING_MS / 1000
+            deadline = time.monotonic() + AUTOSAVE_MS / 1000
             while "# edited" not in (lab.root / path).read_text() and time.monotonic() < deadline:
                 page.wait_for_timeout(500)
+            waited = AUTOSAVE_MS / 1000 - (deadline - time.monotonic())
+            # what the page showed if it did not save: a dialog, a tab still dirty
+            seen = page.evaluate("""() => ({
+                dialogs: [...document.querySelectorAll('.jp-Dialog')].map(d => d.innerText.slice(0, 300)),
+                dirty: document.querySelectorAll('.lm-TabBar-tab.jp-mod-dirty').length})""")
         finally:
             context.close()
             lab.server.shutdown_kernels()
-    assert "# edited" in (lab.root / path).read_text(), "autosave did not save the edit"
+    assert "# edited" in (lab.root / path).read_text(), f"autosave did not save the edit in {waited:.0f} s: {seen}"
     problems = saved_widget_problems(lab, path) + reopened_shows(lab, path, stem, before, "saving-autosave")
     assert not problems, "\n".join(problems)
 
