@@ -251,9 +251,29 @@ def type_answer(page, index: int, code: str) -> None:
     page.keyboard.press("Escape")
 
 
+SAVED = "() => document.querySelectorAll('.lm-TabBar-tab.jp-mod-dirty').length === 0"
+ANSWERED = ("() => document.querySelector('#validation-message')"
+            " || document.querySelector('.nbgrader-ErrorDialog')")
+
+
 def validate(page) -> tuple[str, str]:
-    """nbgrader's Validate button; (the result's classes, the dialog's text), dialog closed."""
-    page.locator(".validate-button").first.click()
+    """nbgrader's Validate button, once the notebook is saved; (the result's classes, the
+    dialog's text). An error dialog of nbgrader's ("Validation failed") fails with its text.
+    A fresh clone once clicked while the lab's own save was still running ("Saving started"):
+    the server validated in 12 s, and no dialog came in 600 s; after 120 s without either
+    dialog the button is clicked once more."""
+    page.wait_for_function(SAVED, timeout=VALIDATE_MS)
+    for attempt in range(2):
+        page.locator(".validate-button").first.click()
+        try:
+            page.wait_for_function(ANSWERED, timeout=VALIDATE_MS if attempt else 120_000)
+            break
+        except Exception:  # playwright's TimeoutError: no dialog at all; ask once more
+            if attempt:
+                raise
+    # nbgrader shows failing cells in an ErrorDialog too; it could not validate: "Validation failed"
+    error = page.locator(".nbgrader-ErrorDialog", has_text="Validation failed")
+    assert not error.count(), f"nbgrader's Validate could not run: {error.first.inner_text()}"
     message = page.locator("#validation-message")
     message.wait_for(timeout=VALIDATE_MS)
     return message.get_attribute("class") or "", message.inner_text()
@@ -292,8 +312,7 @@ def test_a_class_on_a_hub(hub):
     type_answer(page, cell_index(nb, right_id), right)
     type_answer(page, cell_index(nb, wrong_id), wrong)
     page.keyboard.press("Control+s")
-    page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)')"
-                           ".title?.includes('*')")
+    page.wait_for_function(SAVED, timeout=VALIDATE_MS)  # Lab 4 marks an unsaved tab jp-mod-dirty
     panel.locator(".jp-Cell").nth(cell_index(nb, wrong_id)).scroll_into_view_if_needed()
     hub.shot(page, "04-a-answered")
     classes, said = validate(page)
